@@ -1,0 +1,353 @@
+//! The game-thread side shared by both engines: [`Engine`] (owned where the
+//! game lives: events, stats, `is_playing`) and [`Controller`] (cloneable,
+//! `Send + Sync`: play, stop, set_* from any thread).
+//!
+//! Nothing here ever waits for the audio thread: commands go out with
+//! `try_send`, and a full queue is [`PlayError::QueueFull`]. The game side does
+//! the allocating and freeing the audio side may not: it keeps a reference to
+//! every sound in flight and drops it only once no voice holds it.
+
+use std::collections::{HashSet, VecDeque};
+use std::fmt;
+use std::ops::Deref;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use crossbeam_channel::{Sender, TrySendError};
+use ringbuf::traits::{Consumer, Split};
+use ringbuf::{HeapCons, HeapRb};
+
+use crate::command::{Command, Event, TimedEvent, VoiceHandle};
+use crate::mixer::Mixer;
+use crate::params::{valid_pan, valid_pitch, valid_volume, PlayParams};
+use crate::settings::EngineSettings;
+use crate::sound::{Sound, SoundData};
+use crate::stats::{Counters, SlotView, Stats};
+
+/// Why a play, stop or set_* call did nothing.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum PlayError {
+    /// The command queue is full: the audio thread has not caught up. Nothing
+    /// was sent; try again next frame. Counted in [`Stats::dropped_commands`].
+    QueueFull,
+    /// A parameter was NaN or infinite (finite out-of-range values are
+    /// clamped instead; see [`crate::params`]).
+    InvalidParameter {
+        /// Which parameter.
+        name: &'static str,
+        /// The value given.
+        value: f32,
+    },
+    /// The audio side is gone (its mixer was dropped).
+    EngineStopped,
+}
+
+impl fmt::Display for PlayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlayError::QueueFull => write!(f, "command queue is full (the audio thread is behind)"),
+            PlayError::InvalidParameter { name, value } => {
+                write!(f, "invalid {name}: {value} (must be finite)")
+            }
+            PlayError::EngineStopped => write!(f, "the engine's audio side has stopped"),
+        }
+    }
+}
+
+impl std::error::Error for PlayError {}
+
+/// Why an engine could not be made or started.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum EngineError {
+    /// A field of [`EngineSettings`] is out of range; the text says which.
+    InvalidSettings(String),
+    /// There is no output device (or none by the name asked for).
+    NoDevice(String),
+    /// The output device refused: the text says what was tried and why.
+    Device(String),
+}
+
+impl fmt::Display for EngineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EngineError::InvalidSettings(r) => write!(f, "invalid engine settings: {r}"),
+            EngineError::NoDevice(r) => write!(f, "no usable audio output device: {r}"),
+            EngineError::Device(r) => write!(f, "audio output device error: {r}"),
+        }
+    }
+}
+
+impl std::error::Error for EngineError {}
+
+/// Game-side state shared by the engine and its controllers.
+struct Shared {
+    commands: Sender<Command>,
+    next_id: AtomicU64,
+    counters: Arc<Counters>,
+    game: Mutex<GameState>,
+}
+
+/// Guarded by a mutex that only game threads ever take.
+struct GameState {
+    events: HeapCons<TimedEvent>,
+    /// Events pumped out of the ring, waiting for `drain_events`.
+    backlog: VecDeque<TimedEvent>,
+    backlog_capacity: usize,
+    /// Ids played whose terminal event has not been seen yet.
+    live: HashSet<u64>,
+    /// One reference to each sound that may be in flight, so the audio side
+    /// never drops the last one.
+    in_flight: Vec<Arc<SoundData>>,
+    prune_at: usize,
+}
+
+impl GameState {
+    /// Moves events from the ring into the backlog, updating `live`.
+    fn pump(&mut self, counters: &Counters) {
+        while let Some(ev) = self.events.try_pop() {
+            if ev.event.is_terminal() {
+                self.live.remove(&ev.event.voice().0);
+            }
+            if self.backlog.len() >= self.backlog_capacity {
+                self.backlog.pop_front();
+                Counters::bump(&counters.lost_events);
+            }
+            self.backlog.push_back(ev);
+        }
+    }
+
+    /// Keeps `sound` alive on the game side; drops sounds no voice holds.
+    fn keep(&mut self, sound: &Arc<SoundData>) {
+        if !self.in_flight.iter().any(|s| Arc::ptr_eq(s, sound)) {
+            self.in_flight.push(Arc::clone(sound));
+        }
+        if self.in_flight.len() >= self.prune_at {
+            // Count 1: only this list holds it; the audio side is done with it
+            // and can never get it back (it only receives sounds from here).
+            self.in_flight.retain(|s| Arc::strong_count(s) > 1);
+            self.prune_at = (self.in_flight.len() * 2).max(16);
+        }
+    }
+}
+
+/// Sends commands to the audio side from any thread. `Clone + Send + Sync`;
+/// get one with [`Engine::controller`]. Every call returns at once.
+#[derive(Clone)]
+pub struct Controller {
+    shared: Arc<Shared>,
+}
+
+impl fmt::Debug for Controller {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Controller").finish_non_exhaustive()
+    }
+}
+
+impl Controller {
+    fn lock(&self) -> MutexGuard<'_, GameState> {
+        // A panic elsewhere while holding the lock leaves the state usable.
+        self.shared.game.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn send(&self, cmd: Command) -> Result<(), PlayError> {
+        match self.shared.commands.try_send(cmd) {
+            Ok(()) => Ok(()),
+            Err(TrySendError::Full(_)) => {
+                Counters::bump(&self.shared.counters.dropped_commands);
+                Err(PlayError::QueueFull)
+            }
+            Err(TrySendError::Disconnected(_)) => Err(PlayError::EngineStopped),
+        }
+    }
+
+    /// Starts `sound`. Returns its handle at once; the audio side starts it
+    /// at the next block, stealing a voice if the pool is full (see
+    /// [`crate::StealPolicy`]). Events tell what happened.
+    ///
+    /// Errors: [`PlayError::InvalidParameter`] for NaN or infinite
+    /// parameters, [`PlayError::QueueFull`] when the audio side is behind.
+    pub fn play(&self, sound: &Sound, params: PlayParams) -> Result<VoiceHandle, PlayError> {
+        let params = params.validate()?;
+        let id = self.shared.next_id.fetch_add(1, Relaxed);
+        let mut game = self.lock();
+        game.pump(&self.shared.counters);
+        game.keep(&sound.data);
+        self.send(Command::Play {
+            id,
+            sound: Arc::clone(&sound.data),
+            params,
+        })?;
+        game.live.insert(id);
+        Ok(VoiceHandle(id))
+    }
+
+    /// Fades the voice out (over `EngineSettings::stop_fade`) and ends it.
+    /// A stale handle does nothing.
+    pub fn stop(&self, voice: VoiceHandle) -> Result<(), PlayError> {
+        self.send_if_live(voice, Command::Stop { id: voice.0 })
+    }
+
+    /// Changes the voice's volume, ramped (no zipper noise). NaN or infinite
+    /// is rejected; out of range is clamped. A stale handle does nothing.
+    pub fn set_volume(&self, voice: VoiceHandle, volume: f32) -> Result<(), PlayError> {
+        let volume = valid_volume(volume)?;
+        self.send_if_live(
+            voice,
+            Command::SetVolume {
+                id: voice.0,
+                volume,
+            },
+        )
+    }
+
+    /// Changes the voice's pan, ramped. NaN or infinite is rejected; out of
+    /// range is clamped. A stale handle does nothing.
+    pub fn set_pan(&self, voice: VoiceHandle, pan: f32) -> Result<(), PlayError> {
+        let pan = valid_pan(pan)?;
+        self.send_if_live(voice, Command::SetPan { id: voice.0, pan })
+    }
+
+    /// Changes the voice's pitch. NaN or infinite is rejected; out of range is
+    /// clamped. A stale handle does nothing.
+    pub fn set_pitch(&self, voice: VoiceHandle, pitch: f32) -> Result<(), PlayError> {
+        let pitch = valid_pitch(pitch)?;
+        self.send_if_live(voice, Command::SetPitch { id: voice.0, pitch })
+    }
+
+    /// Fades out every voice, protected ones included.
+    pub fn stop_all(&self) -> Result<(), PlayError> {
+        self.send(Command::StopAll)
+    }
+
+    fn send_if_live(&self, voice: VoiceHandle, cmd: Command) -> Result<(), PlayError> {
+        let mut game = self.lock();
+        game.pump(&self.shared.counters);
+        if !game.live.contains(&voice.0) {
+            return Ok(());
+        }
+        drop(game);
+        self.send(cmd)
+    }
+}
+
+/// The game side of an engine: everything a [`Controller`] does (through
+/// `Deref`), plus reading events, stats and voice state. Lives where the game
+/// reads its events; hand [`Controller`]s to other threads.
+pub struct Engine {
+    controller: Controller,
+}
+
+impl fmt::Debug for Engine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Engine")
+            .field("stats", &self.stats())
+            .finish()
+    }
+}
+
+impl Deref for Engine {
+    type Target = Controller;
+    fn deref(&self) -> &Controller {
+        &self.controller
+    }
+}
+
+impl Engine {
+    /// Makes a game side and its [`Mixer`] at `settings.sample_rate`, for
+    /// driving the mixer from an audio callback of your own. Everything is
+    /// allocated here; the mixer allocates nothing afterwards.
+    ///
+    /// ```
+    /// use voicepool::{Engine, EngineSettings, PlayParams, Sound};
+    /// let (engine, mut mixer) = Engine::new(EngineSettings::default())?;
+    /// let beep = Sound::from_samples(1, 48_000, vec![0.5; 480])?;
+    /// engine.play(&beep, PlayParams::default())?;
+    /// let mut block = [0.0f32; 2 * 256];
+    /// mixer.process(&mut block); // in your audio callback
+    /// assert!(block.iter().any(|&s| s != 0.0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn new(settings: EngineSettings) -> Result<(Engine, Mixer), EngineError> {
+        let rate = settings.sample_rate;
+        Engine::with_rate(settings, rate)
+    }
+
+    /// As [`Engine::new`], at an output rate chosen by the caller (a device's).
+    pub(crate) fn with_rate(
+        settings: EngineSettings,
+        out_rate: u32,
+    ) -> Result<(Engine, Mixer), EngineError> {
+        EngineSettings {
+            sample_rate: out_rate,
+            ..settings.clone()
+        }
+        .validate()?;
+        let (tx, rx) = crossbeam_channel::bounded(settings.command_capacity);
+        let (prod, cons) = HeapRb::<TimedEvent>::new(settings.event_capacity).split();
+        let counters = Arc::new(Counters::new(settings.voices));
+        let mixer = Mixer::new(&settings, out_rate, rx, prod, Arc::clone(&counters));
+        let shared = Arc::new(Shared {
+            commands: tx,
+            next_id: AtomicU64::new(1),
+            counters,
+            game: Mutex::new(GameState {
+                events: cons,
+                backlog: VecDeque::new(),
+                backlog_capacity: settings.event_capacity,
+                live: HashSet::new(),
+                in_flight: Vec::new(),
+                prune_at: 16,
+            }),
+        });
+        Ok((
+            Engine {
+                controller: Controller { shared },
+            },
+            mixer,
+        ))
+    }
+
+    /// A cloneable, `Send + Sync` handle for playing sounds from other threads.
+    pub fn controller(&self) -> Controller {
+        self.controller.clone()
+    }
+
+    /// Takes every event reported since the last call, oldest first.
+    pub fn drain_events(&mut self) -> impl Iterator<Item = Event> {
+        self.drain_timed_events().into_iter().map(|e| e.event)
+    }
+
+    /// As [`Engine::drain_events`], with the output frame of each event.
+    pub fn drain_timed_events(&mut self) -> Vec<TimedEvent> {
+        let mut game = self.controller.lock();
+        game.pump(&self.controller.shared.counters);
+        game.backlog.drain(..).collect()
+    }
+
+    /// True from a successful `play` until the voice's terminal event
+    /// (`Ended`, `Stolen`, `Rejected`) has reached the game side.
+    pub fn is_playing(&self, voice: VoiceHandle) -> bool {
+        let mut game = self.controller.lock();
+        game.pump(&self.controller.shared.counters);
+        game.live.contains(&voice.0)
+    }
+
+    /// The counters, as of the last block rendered.
+    pub fn stats(&self) -> Stats {
+        self.controller.shared.counters.snapshot()
+    }
+
+    /// What each pool slot holds, as of the last block rendered.
+    pub fn slots(&self) -> Vec<SlotView> {
+        self.controller.shared.counters.slots()
+    }
+
+    /// Moves reported events into the game-side backlog (which keeps the
+    /// newest `event_capacity`), so the audio side's queue never fills.
+    pub(crate) fn pump(&self) {
+        let mut game = self.controller.lock();
+        game.pump(&self.controller.shared.counters);
+    }
+}

@@ -1,0 +1,4 @@
+//! Outputs that drive a [`crate::Mixer`]: offline (deterministic, on the
+//! calling thread) and live (a cpal device).
+
+pub mod offline;

@@ -1,0 +1,173 @@
+//! [`OfflineEngine`]: the mixer run on the calling thread, block by block,
+//! through the same command and event queues as the live engine. The same
+//! script renders bit-identically every time.
+
+use std::fmt;
+use std::io;
+use std::ops::{Deref, DerefMut};
+use std::path::{Path, PathBuf};
+
+use crate::engine::{Engine, EngineError};
+use crate::mixer::Mixer;
+use crate::settings::EngineSettings;
+
+/// The most frames one [`OfflineEngine::render`] call renders (2^24, about
+/// 5.8 minutes at 48 kHz); longer requests are cut to this.
+pub const MAX_RENDER_FRAMES: usize = 1 << 24;
+
+/// Block size [`OfflineEngine::render_to_wav`] renders in (10 ms at 48 kHz).
+pub const WAV_BLOCK_FRAMES: usize = 480;
+
+/// An engine with no device: render blocks on demand, in tests or to a file.
+/// Dereferences to [`Engine`] (and so to [`crate::Controller`]) for `play`,
+/// `stop`, `drain_events`, `stats` and the rest.
+///
+/// ```
+/// use voicepool::{EngineSettings, Event, OfflineEngine, PlayParams, Sound};
+/// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+/// let blip = Sound::from_samples(1, 48_000, vec![0.25; 240])?;
+/// let h = engine.play(&blip, PlayParams::default().pan(-1.0))?;
+/// let block = engine.render(480);
+/// assert_eq!(block.len(), 960); // interleaved stereo
+/// assert!(block.chunks(2).all(|f| f[1] == 0.0)); // hard left
+/// let events: Vec<Event> = engine.drain_events().collect();
+/// assert_eq!(events, [Event::Started { voice: h }, Event::Ended { voice: h }]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct OfflineEngine {
+    engine: Engine,
+    mixer: Mixer,
+    buffer: Vec<f32>,
+}
+
+impl fmt::Debug for OfflineEngine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OfflineEngine")
+            .field("sample_rate", &self.mixer.sample_rate())
+            .field("frames_rendered", &self.mixer.frames_rendered())
+            .finish()
+    }
+}
+
+/// Why [`OfflineEngine::render_to_wav`] failed.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum RenderError {
+    /// `seconds` was negative, NaN or infinite.
+    InvalidDuration(f64),
+    /// The file could not be created or written.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        source: io::Error,
+    },
+}
+
+impl fmt::Display for RenderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RenderError::InvalidDuration(s) => {
+                write!(f, "cannot render {s} seconds (must be finite and >= 0)")
+            }
+            RenderError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for RenderError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RenderError::Io { source, .. } => Some(source),
+            RenderError::InvalidDuration(_) => None,
+        }
+    }
+}
+
+impl OfflineEngine {
+    /// An engine rendering at `settings.sample_rate`.
+    pub fn new(settings: EngineSettings) -> Result<OfflineEngine, EngineError> {
+        let (engine, mixer) = Engine::new(settings)?;
+        Ok(OfflineEngine {
+            engine,
+            mixer,
+            buffer: Vec::new(),
+        })
+    }
+
+    /// The output rate in Hz.
+    pub fn sample_rate(&self) -> u32 {
+        self.mixer.sample_rate()
+    }
+
+    /// Renders the next `frames` frames as one block and returns them,
+    /// interleaved stereo. Commands sent since the last call take effect at
+    /// the start of the block. Any frame count works (0 too); only a request
+    /// larger than any before grows the buffer; more than
+    /// [`MAX_RENDER_FRAMES`] renders that many.
+    pub fn render(&mut self, frames: usize) -> &[f32] {
+        let len = frames.min(MAX_RENDER_FRAMES) * 2;
+        if self.buffer.len() < len {
+            self.buffer.resize(len, 0.0);
+        }
+        self.mixer.process(&mut self.buffer[..len]);
+        self.engine.pump();
+        &self.buffer[..len]
+    }
+
+    /// Renders `seconds` of audio in [`WAV_BLOCK_FRAMES`]-frame blocks into
+    /// a 32-bit float stereo WAV file at the engine's rate.
+    pub fn render_to_wav(
+        &mut self,
+        path: impl AsRef<Path>,
+        seconds: f64,
+    ) -> Result<(), RenderError> {
+        let path = path.as_ref();
+        if !(seconds.is_finite() && seconds >= 0.0) {
+            return Err(RenderError::InvalidDuration(seconds));
+        }
+        let io_err = |e: hound::Error| RenderError::Io {
+            path: path.to_path_buf(),
+            source: match e {
+                hound::Error::IoError(e) => e,
+                other => io::Error::other(other.to_string()),
+            },
+        };
+        let spec = hound::WavSpec {
+            channels: 2,
+            sample_rate: self.sample_rate(),
+            bits_per_sample: 32,
+            sample_format: hound::SampleFormat::Float,
+        };
+        let mut wav = hound::WavWriter::create(path, spec).map_err(io_err)?;
+        let mut left = (seconds * f64::from(self.sample_rate())).round() as u64;
+        while left > 0 {
+            let n = left.min(WAV_BLOCK_FRAMES as u64) as usize;
+            for &s in self.render(n) {
+                wav.write_sample(s).map_err(io_err)?;
+            }
+            left -= n as u64;
+        }
+        wav.finalize().map_err(io_err)
+    }
+
+    /// Checks the pool's invariants (free list + live voices = pool size,
+    /// no voice in two slots). For tests and soak runs.
+    #[doc(hidden)]
+    pub fn check_invariants(&self) -> Result<(), String> {
+        self.mixer.check_invariants()
+    }
+}
+
+impl Deref for OfflineEngine {
+    type Target = Engine;
+    fn deref(&self) -> &Engine {
+        &self.engine
+    }
+}
+
+impl DerefMut for OfflineEngine {
+    fn deref_mut(&mut self) -> &mut Engine {
+        &mut self.engine
+    }
+}

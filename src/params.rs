@@ -1,0 +1,179 @@
+//! [`PlayParams`]: how one sound is played, validated at the API boundary so
+//! the audio thread never sees a bad value.
+//!
+//! | parameter | range | out of range | NaN / infinite |
+//! | --- | --- | --- | --- |
+//! | volume | `0.0..=`[`MAX_VOLUME`] (linear gain) | clamped; below [`MIN_AUDIBLE_VOLUME`] becomes 0 | rejected |
+//! | pan | `-1.0..=1.0` (left to right) | clamped | rejected |
+//! | pitch | [`MIN_PITCH`]`..=`[`MAX_PITCH`] (playback-rate factor) | clamped | rejected |
+//! | fade-in | `0.0..=`[`MAX_FADE_SECONDS`] seconds | clamped | rejected |
+//!
+//! "Rejected" means the call returns [`PlayError::InvalidParameter`] and
+//! nothing is sent to the audio thread.
+
+use crate::engine::PlayError;
+
+/// Loudest volume accepted (linear gain, +12 dB).
+pub const MAX_VOLUME: f32 = 4.0;
+/// Volumes below this (-100 dB) are treated as exactly 0.
+pub const MIN_AUDIBLE_VOLUME: f32 = 1.0e-5;
+/// Lowest pitch factor accepted (six octaves down).
+pub const MIN_PITCH: f32 = 1.0 / 64.0;
+/// Highest pitch factor accepted (six octaves up).
+pub const MAX_PITCH: f32 = 64.0;
+/// Longest fade-in accepted, in seconds.
+pub const MAX_FADE_SECONDS: f32 = 60.0;
+
+/// How to play a sound: a small builder, `Copy`, with the defaults a game
+/// expects (full volume, centre, original pitch, once, priority 128).
+///
+/// ```
+/// use voicepool::PlayParams;
+/// let p = PlayParams::default().volume(0.8).pan(-0.5).pitch(1.2).priority(200);
+/// assert_eq!(p.get_priority(), 200);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PlayParams {
+    volume: f32,
+    pan: f32,
+    pitch: f32,
+    looping: bool,
+    priority: u8,
+    protected: bool,
+    fade_in: f32,
+}
+
+impl Default for PlayParams {
+    fn default() -> Self {
+        PlayParams {
+            volume: 1.0,
+            pan: 0.0,
+            pitch: 1.0,
+            looping: false,
+            priority: 128,
+            protected: false,
+            fade_in: 0.0,
+        }
+    }
+}
+
+impl PlayParams {
+    /// Linear gain, 1.0 = as recorded. See the module table for the range.
+    pub fn volume(mut self, volume: f32) -> Self {
+        self.volume = volume;
+        self
+    }
+    /// Stereo position, -1.0 (left) to 1.0 (right).
+    pub fn pan(mut self, pan: f32) -> Self {
+        self.pan = pan;
+        self
+    }
+    /// Playback-rate factor: 2.0 plays an octave up and twice as fast.
+    pub fn pitch(mut self, pitch: f32) -> Self {
+        self.pitch = pitch;
+        self
+    }
+    /// Loop the sound until stopped.
+    pub fn looping(mut self, looping: bool) -> Self {
+        self.looping = looping;
+        self
+    }
+    /// Importance when the pool is full: higher survives. Default 128.
+    pub fn priority(mut self, priority: u8) -> Self {
+        self.priority = priority;
+        self
+    }
+    /// A protected voice (music, ambience) is never stolen.
+    pub fn protected(mut self, protected: bool) -> Self {
+        self.protected = protected;
+        self
+    }
+    /// Fade in from silence over this many seconds (default 0: the attack
+    /// plays as recorded).
+    pub fn fade_in(mut self, seconds: f32) -> Self {
+        self.fade_in = seconds;
+        self
+    }
+    /// The priority set.
+    pub fn get_priority(&self) -> u8 {
+        self.priority
+    }
+    /// Whether the voice will be protected from stealing.
+    pub fn is_protected(&self) -> bool {
+        self.protected
+    }
+
+    /// Checks and clamps every value (see the module docs).
+    pub(crate) fn validate(&self) -> Result<ValidParams, PlayError> {
+        Ok(ValidParams {
+            volume: valid_volume(self.volume)?,
+            pan: valid_pan(self.pan)?,
+            pitch: valid_pitch(self.pitch)?,
+            fade_in: finite("fade_in", self.fade_in)?.clamp(0.0, MAX_FADE_SECONDS),
+            looping: self.looping,
+            priority: self.priority,
+            protected: self.protected,
+        })
+    }
+}
+
+/// Parameters that passed validation: every float finite and in range.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ValidParams {
+    pub(crate) volume: f32,
+    pub(crate) pan: f32,
+    pub(crate) pitch: f32,
+    pub(crate) fade_in: f32,
+    pub(crate) looping: bool,
+    pub(crate) priority: u8,
+    pub(crate) protected: bool,
+}
+
+fn finite(name: &'static str, value: f32) -> Result<f32, PlayError> {
+    if value.is_finite() {
+        Ok(value)
+    } else {
+        Err(PlayError::InvalidParameter { name, value })
+    }
+}
+
+pub(crate) fn valid_volume(v: f32) -> Result<f32, PlayError> {
+    let v = finite("volume", v)?.clamp(0.0, MAX_VOLUME);
+    Ok(if v < MIN_AUDIBLE_VOLUME { 0.0 } else { v })
+}
+
+pub(crate) fn valid_pan(p: f32) -> Result<f32, PlayError> {
+    Ok(finite("pan", p)?.clamp(-1.0, 1.0))
+}
+
+pub(crate) fn valid_pitch(p: f32) -> Result<f32, PlayError> {
+    Ok(finite("pitch", p)?.clamp(MIN_PITCH, MAX_PITCH))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nan_and_infinity_are_rejected_finite_values_clamped() {
+        assert!(PlayParams::default().volume(f32::NAN).validate().is_err());
+        assert!(PlayParams::default().pan(f32::INFINITY).validate().is_err());
+        assert!(PlayParams::default()
+            .pitch(f32::NEG_INFINITY)
+            .validate()
+            .is_err());
+        let v = PlayParams::default()
+            .volume(100.0)
+            .pan(-7.0)
+            .pitch(0.0)
+            .fade_in(-1.0)
+            .validate()
+            .unwrap();
+        assert_eq!(
+            (v.volume, v.pan, v.pitch, v.fade_in),
+            (MAX_VOLUME, -1.0, MIN_PITCH, 0.0)
+        );
+        assert_eq!(valid_volume(1e-9).unwrap(), 0.0);
+        assert_eq!(valid_volume(-3.0).unwrap(), 0.0);
+    }
+}

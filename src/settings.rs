@@ -1,0 +1,144 @@
+//! [`EngineSettings`] and [`StealPolicy`]: what is fixed when an engine starts.
+
+use std::time::Duration;
+
+use crate::engine::EngineError;
+
+/// What to do with a new sound when every voice is busy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum StealPolicy {
+    /// Replace the voice that is least audible right now: its gain (volume,
+    /// pan, fades) times the measured loudness of its sound at its current
+    /// position. A loud sound in its silent tail goes before a faint one
+    /// still sounding.
+    #[default]
+    Quietest,
+    /// Replace the voice that started first.
+    Oldest,
+    /// Never replace: the new sound is rejected (`Event::Rejected`).
+    Reject,
+}
+
+/// Everything fixed when an engine starts. Build it with struct-update syntax:
+///
+/// ```
+/// use voicepool::{EngineSettings, StealPolicy};
+/// let settings = EngineSettings { voices: 16, steal_policy: StealPolicy::Oldest, ..Default::default() };
+/// assert_eq!(settings.sample_rate, 48_000);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct EngineSettings {
+    /// Voices that can sound at once (1 to [`MAX_VOICES`]). Default 32.
+    pub voices: usize,
+    /// What happens when all voices are busy. Default [`StealPolicy::Quietest`].
+    pub steal_policy: StealPolicy,
+    /// Output rate in Hz for [`crate::OfflineEngine`]; a live engine uses the
+    /// device's rate instead. Default 48 000.
+    pub sample_rate: u32,
+    /// Commands (play, stop, set_*) that can wait for the audio thread; a
+    /// full queue makes calls return [`crate::PlayError::QueueFull`].
+    /// Default 1024.
+    pub command_capacity: usize,
+    /// Events held for the game between [`crate::Engine::drain_events`]
+    /// calls; beyond this the oldest are dropped and counted in
+    /// [`crate::Stats::lost_events`]. Default 4096.
+    pub event_capacity: usize,
+    /// Voices younger than this are passed over for stealing while an older
+    /// candidate exists. Default 30 ms.
+    pub min_voice_age: Duration,
+    /// Fade-out of a stolen voice. Default 5 ms.
+    pub steal_fade: Duration,
+    /// Fade-out after [`crate::Engine::stop`]. Default 10 ms.
+    pub stop_fade: Duration,
+    /// Ramp time for volume and pan changes (no zipper noise). Default 10 ms.
+    pub param_ramp: Duration,
+    /// Gain applied to the mix before the output limiter. Default 1.0.
+    pub master_gain: f32,
+    /// Live output: the device to open, by name; `None` for the default.
+    pub device: Option<String>,
+    /// Live output: the buffer size to ask the device for, in frames;
+    /// `None` for the device's default.
+    pub buffer_frames: Option<u32>,
+}
+
+/// The most voices an engine may have.
+pub const MAX_VOICES: usize = 65_536;
+/// The output rates an engine accepts, in Hz.
+pub const OUTPUT_RATE_RANGE: std::ops::RangeInclusive<u32> = 8_000..=384_000;
+
+impl Default for EngineSettings {
+    fn default() -> Self {
+        EngineSettings {
+            voices: 32,
+            steal_policy: StealPolicy::Quietest,
+            sample_rate: 48_000,
+            command_capacity: 1024,
+            event_capacity: 4096,
+            min_voice_age: Duration::from_millis(30),
+            steal_fade: Duration::from_millis(5),
+            stop_fade: Duration::from_millis(10),
+            param_ramp: Duration::from_millis(10),
+            master_gain: 1.0,
+            device: None,
+            buffer_frames: None,
+        }
+    }
+}
+
+impl EngineSettings {
+    /// Checks every field; the error says which one is wrong and why.
+    pub fn validate(&self) -> Result<(), EngineError> {
+        let bad = |reason: String| Err(EngineError::InvalidSettings(reason));
+        if !(1..=MAX_VOICES).contains(&self.voices) {
+            return bad(format!(
+                "voices = {} (must be 1 to {MAX_VOICES})",
+                self.voices
+            ));
+        }
+        if !OUTPUT_RATE_RANGE.contains(&self.sample_rate) {
+            return bad(format!(
+                "sample_rate = {} Hz (must be {} to {})",
+                self.sample_rate,
+                OUTPUT_RATE_RANGE.start(),
+                OUTPUT_RATE_RANGE.end()
+            ));
+        }
+        if self.command_capacity == 0 || self.command_capacity > 1 << 20 {
+            return bad(format!(
+                "command_capacity = {} (must be 1 to 1048576)",
+                self.command_capacity
+            ));
+        }
+        if self.event_capacity == 0 || self.event_capacity > 1 << 20 {
+            return bad(format!(
+                "event_capacity = {} (must be 1 to 1048576)",
+                self.event_capacity
+            ));
+        }
+        for (name, d) in [
+            ("min_voice_age", self.min_voice_age),
+            ("steal_fade", self.steal_fade),
+            ("stop_fade", self.stop_fade),
+            ("param_ramp", self.param_ramp),
+        ] {
+            if d > Duration::from_secs(60) {
+                return bad(format!("{name} = {d:?} (must be at most 60 s)"));
+            }
+        }
+        if !(self.master_gain.is_finite() && (0.0..=16.0).contains(&self.master_gain)) {
+            return bad(format!(
+                "master_gain = {} (must be finite, 0 to 16)",
+                self.master_gain
+            ));
+        }
+        if self.buffer_frames == Some(0) {
+            return bad("buffer_frames = 0 (must be at least 1)".into());
+        }
+        Ok(())
+    }
+
+    /// A duration in whole output frames at `rate`.
+    pub(crate) fn frames(d: Duration, rate: u32) -> u32 {
+        (d.as_secs_f64() * f64::from(rate)).round() as u32
+    }
+}

@@ -1,0 +1,113 @@
+//! [`Stats`] and per-slot meters: counters the audio side publishes through
+//! atomics (relaxed stores, no locks) for the game side to read at any time.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+
+use crate::command::VoiceHandle;
+
+/// A snapshot of the engine's counters. All counts are since the engine started.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Voices sounding now (not counting stolen voices finishing their fade).
+    pub active_voices: usize,
+    /// The most voices that were ever sounding at once.
+    pub peak_active_voices: usize,
+    /// Voices that started (`Event::Started`).
+    pub started: u64,
+    /// Voices stolen (`Event::Stolen`).
+    pub steals: u64,
+    /// Plays rejected (`Event::Rejected`).
+    pub rejections: u64,
+    /// Voices that ended (`Event::Ended`).
+    pub ended: u64,
+    /// Calls that returned `PlayError::QueueFull`.
+    pub dropped_commands: u64,
+    /// Events the game never saw: the event queue was full. Counted on both
+    /// sides (audio side could not push; game-side backlog dropped its oldest).
+    pub lost_events: u64,
+    /// Output frames the mixer has rendered.
+    pub frames_rendered: u64,
+    /// Errors the output stream reported (live engine only).
+    pub stream_errors: u64,
+}
+
+/// What one pool slot holds, as last published by the mixer.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SlotView {
+    /// The voice in the slot, if any.
+    pub voice: Option<VoiceHandle>,
+    /// Its audible level (RMS, 0.0 to about 1.0) at the end of the last block.
+    pub level: f32,
+}
+
+#[derive(Default)]
+pub(crate) struct SlotMeter {
+    id: AtomicU64,
+    level: AtomicU32,
+}
+
+/// The shared counters. Audio side writes with relaxed stores; nothing here
+/// ever blocks either side.
+#[derive(Default)]
+pub(crate) struct Counters {
+    pub(crate) active: AtomicU64,
+    pub(crate) peak: AtomicU64,
+    pub(crate) started: AtomicU64,
+    pub(crate) steals: AtomicU64,
+    pub(crate) rejections: AtomicU64,
+    pub(crate) ended: AtomicU64,
+    pub(crate) dropped_commands: AtomicU64,
+    pub(crate) lost_events: AtomicU64,
+    pub(crate) frames: AtomicU64,
+    pub(crate) stream_errors: AtomicU64,
+    meters: Box<[SlotMeter]>,
+}
+
+impl Counters {
+    pub(crate) fn new(voices: usize) -> Counters {
+        Counters {
+            meters: (0..voices).map(|_| SlotMeter::default()).collect(),
+            ..Default::default()
+        }
+    }
+
+    pub(crate) fn bump(counter: &AtomicU64) {
+        counter.fetch_add(1, Relaxed);
+    }
+
+    /// Audio side: publish what slot `i` holds (id 0: empty).
+    pub(crate) fn publish_slot(&self, i: usize, id: u64, level: f32) {
+        if let Some(m) = self.meters.get(i) {
+            m.id.store(id, Relaxed);
+            m.level.store(level.to_bits(), Relaxed);
+        }
+    }
+
+    pub(crate) fn snapshot(&self) -> Stats {
+        Stats {
+            active_voices: self.active.load(Relaxed) as usize,
+            peak_active_voices: self.peak.load(Relaxed) as usize,
+            started: self.started.load(Relaxed),
+            steals: self.steals.load(Relaxed),
+            rejections: self.rejections.load(Relaxed),
+            ended: self.ended.load(Relaxed),
+            dropped_commands: self.dropped_commands.load(Relaxed),
+            lost_events: self.lost_events.load(Relaxed),
+            frames_rendered: self.frames.load(Relaxed),
+            stream_errors: self.stream_errors.load(Relaxed),
+        }
+    }
+
+    pub(crate) fn slots(&self) -> Vec<SlotView> {
+        self.meters
+            .iter()
+            .map(|m| {
+                let id = m.id.load(Relaxed);
+                SlotView {
+                    voice: (id != 0).then_some(VoiceHandle(id)),
+                    level: f32::from_bits(m.level.load(Relaxed)),
+                }
+            })
+            .collect()
+    }
+}
