@@ -57,3 +57,7 @@ pub use params::PlayParams;
 pub use settings::{EngineSettings, StealPolicy};
 pub use sound::{Sound, SoundError};
 pub use stats::{SlotView, Stats};
+
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -373,8 +373,10 @@ impl Sound {
             expected_frames,
             read_frames: (got / channels.max(1)) as u64,
         };
+        // While reading samples, an I/O error that the operating system did
+        // not raise means the data ran out ("failed to read enough bytes").
         let map_read = |e: hound::Error, got: usize| match e {
-            hound::Error::IoError(e) if e.kind() == io::ErrorKind::UnexpectedEof => truncated(got),
+            hound::Error::IoError(e) if e.raw_os_error().is_none() => truncated(got),
             hound::Error::IoError(source) => SoundError::Io {
                 path: path.to_path_buf(),
                 source,
@@ -427,7 +429,7 @@ impl Sound {
                 sample_rate,
             });
         }
-        if samples.len() % channels != 0 {
+        if !samples.len().is_multiple_of(channels) {
             return Err(SoundError::PartialFrame {
                 path: path_buf(),
                 samples: samples.len(),

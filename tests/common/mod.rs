@@ -1,0 +1,55 @@
+//! Sounds and helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use voicepool::{Event, OfflineEngine, Sound};
+
+pub const RATE: u32 = 48_000;
+
+/// A mono sine at `amp`, `seconds` long.
+pub fn sine(freq: f32, seconds: f32, rate: u32, amp: f32) -> Sound {
+    let n = (seconds * rate as f32) as usize;
+    let s = (0..n)
+        .map(|i| (i as f32 * freq * std::f32::consts::TAU / rate as f32).sin() * amp)
+        .collect();
+    Sound::from_samples(1, rate, s).unwrap()
+}
+
+/// A mono constant (DC) signal: every sample `amp`.
+pub fn dc(seconds: f32, rate: u32, amp: f32) -> Sound {
+    let n = (seconds * rate as f32) as usize;
+    Sound::from_samples(1, rate, vec![amp; n]).unwrap()
+}
+
+/// `loud_seconds` of full-scale sine, then silence up to `seconds`: a loud
+/// sound with a long silent tail (an explosion's decay, cut to the extreme).
+pub fn burst_then_silence(loud_seconds: f32, seconds: f32) -> Sound {
+    let n = (seconds * RATE as f32) as usize;
+    let loud = (loud_seconds * RATE as f32) as usize;
+    let s = (0..n)
+        .map(|i| {
+            if i < loud {
+                (i as f32 * 440.0 * std::f32::consts::TAU / RATE as f32).sin()
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    Sound::from_samples(1, RATE, s).unwrap()
+}
+
+/// Renders `seconds` in 480-frame blocks, returning everything rendered.
+pub fn render_seconds(engine: &mut OfflineEngine, seconds: f32) -> Vec<f32> {
+    let mut out = Vec::new();
+    let blocks = (seconds * engine.sample_rate() as f32 / 480.0).round() as usize;
+    for _ in 0..blocks {
+        out.extend_from_slice(engine.render(480));
+    }
+    out
+}
+
+/// Only the `Stolen` and `Rejected` events.
+pub fn steals_and_rejections(events: impl Iterator<Item = Event>) -> Vec<Event> {
+    events
+        .filter(|e| matches!(e, Event::Stolen { .. } | Event::Rejected { .. }))
+        .collect()
+}
