@@ -106,6 +106,7 @@ impl Mixer {
     /// magnitude pass unchanged, louder ones are bent smoothly towards 1.0,
     /// which they never reach, so the output is always finite and within
     /// `-1.0..=1.0`.
+    #[cfg_attr(feature = "rtsan", rtsan_standalone::nonblocking)]
     pub fn process(&mut self, out: &mut [f32]) {
         out.fill(0.0);
         let frames = out.len() / 2;

@@ -1,0 +1,179 @@
+//! Real-time safety under LLVM's RealtimeSanitizer.
+//!
+//! Built normally, these are churn tests like any other. Built by
+//! `scripts/rtsan.sh` (feature `rtsan-selftest`, RTSan linked in), every call
+//! to `Mixer::process` runs in a real-time context and any allocation, free,
+//! lock, sleep or blocking call inside it aborts the test process; the
+//! `harness_*` tests prove that abort really happens.
+
+mod common;
+
+use common::*;
+use voicepool::{Engine, EngineSettings, OfflineEngine, PlayParams, Sound, StealPolicy};
+
+/// Plays, stops, parameter changes and steals on a small pool with odd block
+/// sizes; the game side drains events only now and then, so the event queue
+/// fills; bursts fill the command queue; sounds lose their last game-side
+/// reference while they play; voices end; the engine is dropped at the end.
+#[test]
+fn offline_engine_churn_in_realtime_context() {
+    for policy in [
+        StealPolicy::Quietest,
+        StealPolicy::Oldest,
+        StealPolicy::Reject,
+    ] {
+        let mut e = OfflineEngine::new(EngineSettings {
+            voices: 5,
+            steal_policy: policy,
+            command_capacity: 32,
+            event_capacity: 16,
+            ..Default::default()
+        })
+        .unwrap();
+        let mut handles = Vec::new();
+        for i in 0..1_500usize {
+            let s: Sound = if i % 10 == 0 {
+                // Only this binding holds it: dropped right after play.
+                sine(300.0 + i as f32, 0.05, 22_050, 0.4)
+            } else {
+                sine(440.0, 0.2, 44_100, 0.4)
+            };
+            let burst = if i % 100 == 0 { 40 } else { 2 };
+            for j in 0..burst {
+                let p = PlayParams::default()
+                    .volume(0.1 * (j % 10) as f32)
+                    .pitch(0.5 + (i % 7) as f32 * 0.3)
+                    .priority((j * 40) as u8)
+                    .looping(j % 9 == 0)
+                    .fade_in(if j % 5 == 0 { 0.002 } else { 0.0 });
+                if let Ok(h) = e.play(&s, p) {
+                    handles.push(h);
+                }
+            }
+            drop(s);
+            if let Some(&h) = handles.get(i % handles.len().max(1)) {
+                let _ = e.set_volume(h, 0.3);
+                let _ = e.set_pan(h, 0.5);
+                let _ = e.set_pitch(h, 2.0);
+                let _ = e.stop(h);
+            }
+            if i % 300 == 0 {
+                let _ = e.stop_all();
+            }
+            if handles.len() > 200 {
+                handles.drain(..100);
+            }
+            let out = e.render([1, 0, 17, 480, 1023, 64][i % 6]);
+            assert!(out.iter().all(|x| x.is_finite() && x.abs() <= 1.0));
+            if i % 40 == 0 {
+                e.drain_events().for_each(drop);
+            }
+        }
+        let st = e.stats();
+        assert!(st.dropped_commands > 0 && st.lost_events > 0, "{st:?}");
+        if policy == StealPolicy::Reject {
+            assert!(st.rejections > 1_000 && st.steals == 0, "{st:?}");
+        } else {
+            assert!(st.started > 1_000 && st.ended > 100, "{st:?}");
+            assert!(st.steals > 100, "{st:?}");
+        }
+        drop(e);
+    }
+}
+
+/// The raw mixer driven the way a custom audio callback would, with the
+/// game side on another thread.
+#[test]
+fn mixer_on_its_own_thread_with_a_game_thread_playing() {
+    let (engine, mut mixer) = Engine::new(EngineSettings {
+        voices: 8,
+        ..Default::default()
+    })
+    .unwrap();
+    let ctl = engine.controller();
+    let game = std::thread::spawn(move || {
+        let s = sine(500.0, 0.01, 48_000, 0.5);
+        for i in 0..3_000 {
+            let _ = ctl.play(&s, PlayParams::default().pan((i % 3) as f32 - 1.0));
+        }
+    });
+    let audio = std::thread::spawn(move || {
+        let mut buf = vec![0.0f32; 2 * 256];
+        for _ in 0..4_000 {
+            mixer.process(&mut buf);
+        }
+        mixer // handed back: dropped off the real-time context
+    });
+    game.join().unwrap();
+    let mixer = audio.join().unwrap();
+    mixer.check_invariants().unwrap();
+    assert!(engine.stats().started > 0);
+}
+
+#[cfg(feature = "rtsan-selftest")]
+mod harness {
+    use std::process::Command;
+
+    /// Runs one `child_*` test in a fresh process and returns (exit ok, stderr).
+    fn run_child(name: &str) -> (bool, String) {
+        let out = Command::new(std::env::current_exe().unwrap())
+            .args([
+                name,
+                "--exact",
+                "--ignored",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("VOICEPOOL_RTSAN_CHILD", "1")
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    fn require_rtsan() {
+        assert!(
+            std::env::var_os("RTSAN_ENABLE").is_some(),
+            "the rtsan-selftest feature is meant for scripts/rtsan.sh, which links RTSan"
+        );
+    }
+
+    #[test]
+    fn harness_reports_an_allocation_in_a_realtime_context() {
+        require_rtsan();
+        let (ok, stderr) = run_child("harness::child_allocates");
+        assert!(!ok, "RTSan let an allocation through:\n{stderr}");
+        assert!(stderr.contains("Real-time violation"), "{stderr}");
+        assert!(
+            stderr.contains("`malloc`") || stderr.contains("`calloc`"),
+            "{stderr}"
+        );
+    }
+
+    #[test]
+    fn harness_reports_a_mutex_lock_in_a_realtime_context() {
+        require_rtsan();
+        let (ok, stderr) = run_child("harness::child_locks");
+        assert!(!ok, "RTSan let a mutex lock through:\n{stderr}");
+        assert!(stderr.contains("Real-time violation"), "{stderr}");
+        assert!(stderr.contains("`pthread_mutex_lock`"), "{stderr}");
+    }
+
+    #[test]
+    #[ignore = "run as a child process by the harness tests"]
+    fn child_allocates() {
+        if std::env::var_os("VOICEPOOL_RTSAN_CHILD").is_some() {
+            voicepool::rtsan_selftest::allocate_in_realtime();
+        }
+    }
+
+    #[test]
+    #[ignore = "run as a child process by the harness tests"]
+    fn child_locks() {
+        if std::env::var_os("VOICEPOOL_RTSAN_CHILD").is_some() {
+            voicepool::rtsan_selftest::lock_in_realtime();
+        }
+    }
+}
