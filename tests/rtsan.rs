@@ -177,3 +177,64 @@ mod harness {
         }
     }
 }
+
+/// The game side never waits for the audio side: with the mixer stalled (never
+/// processing), a full command queue makes every call return `QueueFull` at
+/// once. A hang here would trip the watchdog, not a timing threshold.
+#[test]
+fn game_calls_return_queue_full_while_the_mixer_is_stalled() {
+    use std::sync::mpsc;
+    use std::time::Duration;
+    use voicepool::PlayError;
+
+    let (mut engine, mut mixer) = Engine::new(EngineSettings {
+        voices: 4,
+        command_capacity: 16,
+        ..Default::default()
+    })
+    .unwrap();
+    let s = sine(440.0, 5.0, 48_000, 0.5);
+    let live = engine.play(&s, PlayParams::default()).unwrap();
+    let mut buf = [0.0f32; 64];
+    mixer.process(&mut buf); // `live` is playing; from now on the mixer stalls
+    engine.drain_events().for_each(drop);
+    let ctl = engine.controller();
+    let (done, watchdog) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut full = 0;
+        for i in 0..20_000 {
+            let results = [
+                ctl.play(&s, PlayParams::default()).err(),
+                ctl.stop(live).err(),
+                ctl.set_volume(live, 0.5).err(),
+                ctl.set_pan(live, 0.1).err(),
+                ctl.set_pitch(live, 1.5).err(),
+                ctl.stop_all().err(),
+            ];
+            full += results
+                .iter()
+                .filter(|r| **r == Some(PlayError::QueueFull))
+                .count();
+            if i == 0 {
+                assert!(
+                    results.iter().any(Option::is_none),
+                    "the queue was empty at first"
+                );
+            }
+        }
+        done.send(full).unwrap();
+    });
+    let full = watchdog
+        .recv_timeout(Duration::from_secs(120))
+        .expect("game-side calls blocked while the mixer was stalled");
+    assert!(full > 100_000, "{full}");
+    assert_eq!(engine.stats().dropped_commands, full as u64);
+    // The mixer wakes up and the queued commands take effect; nothing is stuck.
+    mixer.process(&mut buf);
+    assert!(engine.drain_events().count() > 0);
+    drop(mixer);
+    assert_eq!(
+        engine.play(&sine(440.0, 0.1, 48_000, 0.5), PlayParams::default()),
+        Err(PlayError::EngineStopped)
+    );
+}
