@@ -32,6 +32,7 @@
 //! - [`Sound`] ([`sound`]): decoded samples plus a loudness envelope, shared.
 //! - [`Engine`] / [`Controller`] ([`engine`]): the game side. Calls never block.
 //! - [`Mixer`] ([`mixer`]): the audio side, with the real-time contract.
+//! - [`AudioEngine`] ([`output::cpal`]): live output on a cpal device.
 //! - [`OfflineEngine`] ([`output::offline`]): deterministic rendering.
 //!
 //! See `DESIGN.md` in the repository for the stealing rules in full.
@@ -49,9 +50,10 @@ pub mod sound;
 pub mod stats;
 mod voice;
 
-pub use command::{Event, TimedEvent, VoiceHandle};
+pub use command::{Event, StreamErrorKind, TimedEvent, VoiceHandle};
 pub use engine::{Controller, Engine, EngineError, PlayError};
 pub use mixer::Mixer;
+pub use output::cpal::{AudioEngine, StreamInfo};
 pub use output::offline::{OfflineEngine, RenderError};
 pub use params::PlayParams;
 pub use settings::{EngineSettings, StealPolicy};

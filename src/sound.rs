@@ -427,7 +427,7 @@ impl Sound {
                 sample_rate,
             });
         }
-        if samples.len() % channels != 0 {
+        if !samples.len().is_multiple_of(channels) {
             return Err(SoundError::PartialFrame {
                 path: path_buf(),
                 samples: samples.len(),
