@@ -341,11 +341,10 @@ impl Show {
     }
 
     /// The pool as a person wants to watch it.
-    fn panel(&self, bank: &Bank, slots: &[SlotView], engine: &Engine, now: u64) -> Vec<String> {
+    fn panel(&self, bank: &Bank, slots: &[SlotView], engine: &Engine, t: f64) -> Vec<String> {
         let stats = engine.stats();
         let mut lines = vec![format!(
-            "t = {:6.2} s   {} voices in use of {}",
-            self.seconds(now),
+            "t = {t:6.2} s   {} voices in use of {}",
             stats.active_voices,
             slots.len()
         )];
@@ -494,7 +493,7 @@ fn run_offline(args: &Args, bank: &Bank, path: &Path) -> Result<Show, String> {
         show.observe(&slots);
         if snapshots.first().is_some_and(|&at| frame >= at) {
             snapshots.remove(0);
-            screen.draw(&show.panel(bank, &slots, &engine, frame));
+            screen.draw(&show.panel(bank, &slots, &engine, show.seconds(frame)));
         }
     }
     wav.finalize().map_err(io)?;
@@ -533,7 +532,7 @@ fn run_live(args: &Args, bank: &Bank, mut engine: AudioEngine) -> Show {
         show.observe(&slots);
         let done = t.as_secs_f64() >= args.seconds;
         if last_draw.elapsed() >= redraw || done {
-            screen.draw(&show.panel(bank, &slots, &engine, now));
+            screen.draw(&show.panel(bank, &slots, &engine, t.as_secs_f64()));
             last_draw = Instant::now();
         }
         if done {
@@ -678,14 +677,67 @@ fn short_name(sound: usize) -> String {
 fn timeline_svg(show: &Show, bank: &Bank, slots: usize, policy: &str) -> String {
     let seconds = show.seconds(show.end_frame).max(0.001);
     let px_per_s = (1_500.0 / seconds).clamp(20.0, 160.0);
-    let (left, top, row_h, bar_h) = (78.0, 92.0, 30.0, 22.0);
+    let (left, row_h, bar_h) = (78.0, 30.0, 22.0);
     let plot_w = seconds * px_per_s;
     let rows = slots + 1;
-    let width = left + plot_w + 24.0;
+    let width = (left + plot_w + 24.0).max(900.0);
+    let rejected = show.voices.iter().filter(|v| v.rejected.is_some()).count();
+
+    // Legend, wrapped to the picture's width.
+    let mut items: Vec<(String, &str, &str)> = vec![
+        (
+            "ambience (protected, looping)".into(),
+            colour(AMBIENCE),
+            "box",
+        ),
+        ("swish".into(), colour(SWISH), "box"),
+    ];
+    items.extend((2..bank.sounds.len()).map(|i| {
+        (
+            format!("{} = {}", short_name(i), bank.name(i)),
+            colour(i),
+            "box",
+        )
+    }));
+    items.push((
+        "stolen here (the next bar in the row is the thief)".into(),
+        "#d62828",
+        "mark",
+    ));
+    if rejected > 0 {
+        items.push(("play rejected (never started)".into(), "#d62828", "cross"));
+    }
+    let mut legend = String::new();
+    let (mut lx, mut ly) = (left, 58.0);
+    for (label, c, kind) in items {
+        let w = 24.0 + label.len() as f64 * 6.3;
+        if lx + w > width - 8.0 && lx > left {
+            lx = left;
+            ly += 18.0;
+        }
+        let glyph = match kind {
+            "box" => {
+                format!(r#"<rect x="{lx:.1}" y="{ly}" width="12" height="12" rx="2" fill="{c}"/>"#)
+            }
+            "mark" => format!(r#"<path d="M{lx:.1} {ly} l10 0 l-5 9 z" fill="{c}"/>"#),
+            _ => format!(
+                r#"<path d="M{:.1} {:.1} l7 7 m0 -7 l-7 7" stroke="{c}" stroke-width="1.6"/>"#,
+                lx + 2.0,
+                ly + 2.5
+            ),
+        };
+        let _ = writeln!(
+            legend,
+            r##"{glyph}<text x="{:.1}" y="{:.1}" font-size="11" fill="#333">{label}</text>"##,
+            lx + 16.0,
+            ly + 10.5
+        );
+        lx += w;
+    }
+    let top = ly + 34.0;
     let height = top + rows as f64 * row_h + 44.0;
     let x = |frame: u64| left + show.seconds(frame) * px_per_s;
     let steals = show.voices.iter().filter(|v| v.stolen_by.is_some()).count();
-    let rejected = show.voices.iter().filter(|v| v.rejected.is_some()).count();
     let unplaced = show
         .voices
         .iter()
@@ -714,37 +766,7 @@ fn timeline_svg(show: &Show, bank: &Bank, slots: usize, policy: &str) -> String 
             String::new()
         }
     );
-    // Legend.
-    let mut lx = left;
-    let mut legend: Vec<(String, &str)> = vec![
-        ("ambience (protected, looping)".into(), colour(AMBIENCE)),
-        ("swish".into(), colour(SWISH)),
-    ];
-    legend.extend(
-        (2..bank.sounds.len())
-            .map(|i| (format!("{} = {}", short_name(i), bank.name(i)), colour(i))),
-    );
-    for (label, c) in legend {
-        let _ = writeln!(
-            s,
-            r##"<rect x="{lx:.1}" y="58" width="12" height="12" rx="2" fill="{c}"/><text x="{:.1}" y="68.5" font-size="11" fill="#333">{label}</text>"##,
-            lx + 16.0
-        );
-        lx += 24.0 + label.len() as f64 * 6.3;
-    }
-    let _ = writeln!(
-        s,
-        r##"<path d="M{:.1} 58 l10 0 l-5 9 z" fill="#d62828"/><text x="{:.1}" y="68.5" font-size="11" fill="#333">stolen here (the next bar in the row is the thief)</text>"##,
-        lx,
-        lx + 15.0
-    );
-    if rejected > 0 {
-        let _ = writeln!(
-            s,
-            r##"<text x="{:.1}" y="68.5" font-size="11" fill="#d62828">✕ play rejected</text>"##,
-            lx + 318.0
-        );
-    }
+    s.push_str(&legend);
     // Rows and grid.
     for r in 0..rows {
         let y = top + r as f64 * row_h;

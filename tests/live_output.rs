@@ -334,7 +334,11 @@ fn wand_storm() {
     IN_CALLBACK.with(|c| c.set(true));
     drop(std::hint::black_box(vec![1u8; 64]));
     IN_CALLBACK.with(|c| c.set(false));
-    assert_eq!(CALLBACK_ALLOCS.swap(0, Relaxed), 2, "the counter missed an alloc and free");
+    assert_eq!(
+        CALLBACK_ALLOCS.swap(0, Relaxed),
+        2,
+        "the counter missed an alloc and free"
+    );
 
     let mut engine = AudioEngine::start_with_hook(
         EngineSettings {

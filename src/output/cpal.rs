@@ -367,7 +367,16 @@ fn choose_config(
     name: &str,
 ) -> Result<(cpal::SupportedStreamConfig, DeviceSampleFormat), EngineError> {
     let default = device.default_output_config().map_err(|e| {
-        EngineError::NoDevice(format!("output device {name:?} cannot be opened: {e}"))
+        let why = match e {
+            cpal::DefaultStreamConfigError::DeviceNotAvailable => {
+                "it does not exist or is in use".to_string()
+            }
+            cpal::DefaultStreamConfigError::StreamTypeNotSupported => {
+                "it cannot be opened for output".to_string()
+            }
+            cpal::DefaultStreamConfigError::BackendSpecific { err } => err.to_string(),
+        };
+        EngineError::NoDevice(format!("output device {name:?} cannot be opened: {why}"))
     })?;
     if let Some(format) = DeviceSampleFormat::from_cpal(default.sample_format()) {
         return Ok((default, format));
