@@ -59,3 +59,8 @@ pub use params::PlayParams;
 pub use settings::{EngineSettings, StealPolicy};
 pub use sound::{Sound, SoundError};
 pub use stats::{SlotView, Stats};
+
+/// The README's code examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
