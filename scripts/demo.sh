@@ -27,4 +27,4 @@ fi
 
 args=(--timeline out/wand_swish.svg)
 [ "$live" = no ] && args+=(--render out/wand_swish.wav)
-exec cargo run --quiet --release --example wand_swish -- "${args[@]}" "$@"
+exec cargo run --release --example wand_swish -- "${args[@]}" "$@"
