@@ -28,7 +28,13 @@
 //! with its other events. (cpal builds the error value, with its message,
 //! before voicepool sees it; that allocation is cpal's.) cpal 0.16's ALSA
 //! backend recovers from buffer underruns without reporting them, so
-//! underruns there are neither counted nor reported.
+//! underruns there are neither counted nor reported. The same backend
+//! retries a write that keeps failing (other than an underrun) forever,
+//! without looking at its stop flag: errors keep being reported, the game
+//! side keeps working (a stalled audio side makes `play` return
+//! [`crate::PlayError::QueueFull`] once the queue fills), but dropping the
+//! engine then blocks. A device that disappears fails at `poll` instead,
+//! where cpal does stop.
 //!
 //! # Shutdown: the audio side is freed on the game side
 //!
