@@ -222,6 +222,8 @@ fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
 fn compare_with_offline(capture: &Path, want: DeviceSampleFormat) {
     let settings = EngineSettings {
         buffer_frames: Some(1_024),
+        // The i16 case opens the device by name, the f32 case as the default.
+        device: (want == DeviceSampleFormat::I16).then(|| "default".to_string()),
         ..Default::default()
     };
     let mut engine = AudioEngine::start(settings.clone()).expect("the file/null PCM opens");
