@@ -459,9 +459,7 @@ fn run_offline(args: &Args, bank: &Bank, path: &Path) -> Result<Show, String> {
     let mut show = Show::new(rate);
     let total = (args.seconds * f64::from(rate)) as u64;
     // Snapshots: just after four casts spread over the run.
-    let snapshot_casts: Vec<usize> = (0..4)
-        .map(|k| k * casts.max(1) / 4 + usize::from(k > 0))
-        .collect();
+    let snapshot_casts: Vec<usize> = (0..4).map(|k| k * casts / 4).collect();
     let mut snapshots: Vec<u64> = Vec::new();
     let mut screen = Screen {
         tty: false,
@@ -474,8 +472,7 @@ fn run_offline(args: &Args, bank: &Bank, path: &Path) -> Result<Show, String> {
             .get(next)
             .filter(|a| a.at * f64::from(rate) <= frame as f64)
         {
-            if let Some(c) = a.cast.filter(|c| snapshot_casts.contains(c)) {
-                let _ = c;
+            if a.cast.is_some_and(|c| snapshot_casts.contains(&c)) {
                 snapshots.push(frame + u64::from(rate) * 3 / 10);
             }
             show.play(&engine, bank, a, frame);

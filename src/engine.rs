@@ -110,8 +110,10 @@ impl GameState {
     /// Moves events from the ring into the backlog, updating `live`.
     fn pump(&mut self, counters: &Counters) {
         while let Some(ev) = self.events.try_pop() {
-            if let (true, Some(voice)) = (ev.event.is_terminal(), ev.event.voice()) {
-                self.live.remove(&voice.0);
+            if ev.event.is_terminal() {
+                if let Some(voice) = ev.event.voice() {
+                    self.live.remove(&voice.0);
+                }
             }
             self.backlog_push(ev, counters);
         }
