@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# (The live-output tests, tests/live_output.rs, point ALSA at configs in
+# tests/alsa/ themselves: a `file` PCM over `null`, so no sound card is needed.)
 cargo fmt --check
 cargo clippy --all-targets -- -D warnings
 cargo test --all-targets

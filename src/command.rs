@@ -78,20 +78,46 @@ pub enum Event {
         /// The voice that ended.
         voice: VoiceHandle,
     },
+    /// The output stream reported an error (live engine only): the device
+    /// went away, or the host or driver failed. The engine keeps accepting
+    /// commands; each error is also counted in [`crate::Stats::stream_errors`].
+    StreamError {
+        /// What kind of error.
+        kind: StreamErrorKind,
+    },
+}
+
+/// What went wrong with a live output stream ([`Event::StreamError`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum StreamErrorKind {
+    /// The device is gone (for example unplugged). No more audio is heard
+    /// until a new engine is started on another device.
+    DeviceLost,
+    /// The host or driver reported another error (its text is not kept: the
+    /// report crosses from the audio side as plain data).
+    Backend,
 }
 
 impl Event {
-    /// The voice this event is about (for `Stolen`, the victim).
-    pub fn voice(&self) -> VoiceHandle {
+    /// The voice this event is about (for `Stolen`, the victim); `None` for
+    /// events about the output stream rather than a voice.
+    pub fn voice(&self) -> Option<VoiceHandle> {
         match *self {
-            Event::Started { voice } | Event::Rejected { voice } | Event::Ended { voice } => voice,
-            Event::Stolen { victim, .. } => victim,
+            Event::Started { voice } | Event::Rejected { voice } | Event::Ended { voice } => {
+                Some(voice)
+            }
+            Event::Stolen { victim, .. } => Some(victim),
+            Event::StreamError { .. } => None,
         }
     }
 
     /// True for `Ended`, `Stolen` and `Rejected`: the voice is over.
     pub fn is_terminal(&self) -> bool {
-        !matches!(self, Event::Started { .. })
+        matches!(
+            self,
+            Event::Ended { .. } | Event::Stolen { .. } | Event::Rejected { .. }
+        )
     }
 }
 

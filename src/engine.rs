@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use crossbeam_channel::{Sender, TrySendError};
 use ringbuf::traits::{Consumer, Split};
-use ringbuf::{HeapCons, HeapRb};
+use ringbuf::{HeapCons, HeapProd, HeapRb};
 
 use crate::command::{Command, Event, TimedEvent, VoiceHandle};
 use crate::mixer::Mixer;
@@ -92,6 +92,9 @@ struct Shared {
 /// Guarded by a mutex that only game threads ever take.
 struct GameState {
     events: HeapCons<TimedEvent>,
+    /// Events reported by a live output stream's error callback (a second
+    /// single-producer queue: that callback may run on its own thread).
+    stream_events: Option<HeapCons<TimedEvent>>,
     /// Events pumped out of the ring, waiting for `drain_events`.
     backlog: VecDeque<TimedEvent>,
     backlog_capacity: usize,
@@ -108,14 +111,23 @@ impl GameState {
     fn pump(&mut self, counters: &Counters) {
         while let Some(ev) = self.events.try_pop() {
             if ev.event.is_terminal() {
-                self.live.remove(&ev.event.voice().0);
+                if let Some(voice) = ev.event.voice() {
+                    self.live.remove(&voice.0);
+                }
             }
-            if self.backlog.len() >= self.backlog_capacity {
-                self.backlog.pop_front();
-                Counters::bump(&counters.lost_events);
-            }
-            self.backlog.push_back(ev);
+            self.backlog_push(ev, counters);
         }
+        while let Some(ev) = self.stream_events.as_mut().and_then(|q| q.try_pop()) {
+            self.backlog_push(ev, counters);
+        }
+    }
+
+    fn backlog_push(&mut self, ev: TimedEvent, counters: &Counters) {
+        if self.backlog.len() >= self.backlog_capacity {
+            self.backlog.pop_front();
+            Counters::bump(&counters.lost_events);
+        }
+        self.backlog.push_back(ev);
     }
 
     /// Keeps `sound` alive on the game side; drops sounds no voice holds.
@@ -294,6 +306,7 @@ impl Engine {
             counters,
             game: Mutex::new(GameState {
                 events: cons,
+                stream_events: None,
                 backlog: VecDeque::new(),
                 backlog_capacity: settings.event_capacity,
                 live: HashSet::new(),
@@ -342,6 +355,18 @@ impl Engine {
     /// What each pool slot holds, as of the last block rendered.
     pub fn slots(&self) -> Vec<SlotView> {
         self.controller.shared.counters.slots()
+    }
+
+    /// A queue on which a live output's error callback reports
+    /// [`Event::StreamError`]s, and the counters it bumps; the game side
+    /// reads the queue with the voice events.
+    pub(crate) fn stream_error_sink(
+        &self,
+        capacity: usize,
+    ) -> (HeapProd<TimedEvent>, Arc<Counters>) {
+        let (prod, cons) = HeapRb::<TimedEvent>::new(capacity).split();
+        self.controller.lock().stream_events = Some(cons);
+        (prod, Arc::clone(&self.controller.shared.counters))
     }
 
     /// Moves reported events into the game-side backlog (which keeps the

@@ -32,6 +32,7 @@
 //! - [`Sound`] ([`sound`]): decoded samples plus a loudness envelope, shared.
 //! - [`Engine`] / [`Controller`] ([`engine`]): the game side. Calls never block.
 //! - [`Mixer`] ([`mixer`]): the audio side, with the real-time contract.
+//! - [`AudioEngine`] ([`output::cpal`]): live output on a cpal device.
 //! - [`OfflineEngine`] ([`output::offline`]): deterministic rendering.
 //!
 //! See `DESIGN.md` in the repository for the stealing rules in full.
@@ -73,15 +74,17 @@ pub mod rtsan_selftest {
     }
 }
 
-pub use command::{Event, TimedEvent, VoiceHandle};
+pub use command::{Event, StreamErrorKind, TimedEvent, VoiceHandle};
 pub use engine::{Controller, Engine, EngineError, PlayError};
 pub use mixer::Mixer;
+pub use output::cpal::{AudioEngine, StreamInfo};
 pub use output::offline::{OfflineEngine, RenderError};
 pub use params::PlayParams;
 pub use settings::{EngineSettings, StealPolicy};
 pub use sound::{Sound, SoundError};
 pub use stats::{SlotView, Stats};
 
-#[doc = include_str!("../README.md")]
+/// The README's code examples, compiled and run as doc tests.
 #[cfg(doctest)]
+#[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;

@@ -1,0 +1,895 @@
+//! The wand-swish demo: a hero waves a wand in a rhythm; every cast is a
+//! swish plus a burst of sparkles (dozens of short sounds with random pitch,
+//! pan and volume) over a quiet, protected, looping ambience, into a small
+//! pool of voices, so stealing happens all the time.
+//!
+//! ```text
+//! cargo run --release --example wand_swish                      # live, or offline if no device
+//! cargo run --release --example wand_swish -- --render out/wand_swish.wav --timeline out/wand_swish.svg
+//! cargo run --release --example wand_swish -- --policy reject   # hear the wand go silent
+//! ```
+//!
+//! Flags: `--voices N` (default 12), `--seconds S` (default 12),
+//! `--policy quietest|oldest|reject`, `--render FILE.wav` (render offline
+//! even if a device exists), `--timeline FILE.svg` (a picture of the run:
+//! one row per slot, a bar per voice, a mark where a voice was stolen).
+//!
+//! While it runs it shows the pool: one line per slot with the sound's name
+//! and a level bar, and running counts of plays, steals and rejections.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::io::{IsTerminal, Write as _};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use voicepool::{
+    AudioEngine, Engine, EngineSettings, Event, OfflineEngine, PlayParams, SlotView, Sound,
+    StealPolicy, TimedEvent, VoiceHandle,
+};
+
+const USAGE: &str =
+    "usage: wand_swish [--voices N] [--seconds S] [--policy quietest|oldest|reject] \
+[--render FILE.wav] [--timeline FILE.svg]";
+/// Where an offline render goes when no `--render` path is given.
+const DEFAULT_RENDER: &str = "out/wand_swish.wav";
+/// Offline block size: script actions land on 128-frame boundaries (2.7 ms).
+const BLOCK: usize = 128;
+
+struct Args {
+    voices: usize,
+    seconds: f64,
+    policy: StealPolicy,
+    render: Option<PathBuf>,
+    timeline: Option<PathBuf>,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args {
+        voices: 12,
+        seconds: 12.0,
+        policy: StealPolicy::Quietest,
+        render: None,
+        timeline: None,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        if flag == "--help" || flag == "-h" {
+            return Err(String::new());
+        }
+        let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
+        match flag.as_str() {
+            "--voices" => {
+                args.voices = value
+                    .parse()
+                    .ok()
+                    .filter(|v| (1..=1024).contains(v))
+                    .ok_or_else(|| format!("--voices {value}: expected a whole number 1 to 1024"))?
+            }
+            "--seconds" => {
+                args.seconds = value
+                    .parse()
+                    .ok()
+                    .filter(|s: &f64| s.is_finite() && *s > 0.0 && *s <= 600.0)
+                    .ok_or_else(|| {
+                        format!("--seconds {value}: expected a number of seconds, 0 to 600")
+                    })?
+            }
+            "--policy" => {
+                args.policy = match value.as_str() {
+                    "quietest" => StealPolicy::Quietest,
+                    "oldest" => StealPolicy::Oldest,
+                    "reject" => StealPolicy::Reject,
+                    _ => {
+                        return Err(format!(
+                            "--policy {value}: expected quietest, oldest or reject"
+                        ))
+                    }
+                }
+            }
+            "--render" => args.render = Some(PathBuf::from(value)),
+            "--timeline" => args.timeline = Some(PathBuf::from(value)),
+            _ => return Err(format!("unknown flag {flag}")),
+        }
+    }
+    Ok(args)
+}
+
+/// The sounds, by index: 0 ambience, 1 swish, 2.. sparkles.
+struct Bank {
+    sounds: Vec<Sound>,
+}
+
+const AMBIENCE: usize = 0;
+const SWISH: usize = 1;
+
+impl Bank {
+    fn load() -> Result<Bank, String> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+        let mut names = vec!["ambience".to_string(), "swish".to_string()];
+        names.extend((1..=6).map(|i| format!("sparkle_{i}")));
+        let sounds = names
+            .iter()
+            .map(|n| {
+                Sound::from_wav_file(dir.join(format!("{n}.wav"))).map_err(|e| {
+                    format!("{e}\n(the samples are made by `cargo run --example make_samples`)")
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Bank { sounds })
+    }
+
+    fn name(&self, i: usize) -> &str {
+        self.sounds.get(i).map_or("?", |s| s.name())
+    }
+}
+
+/// One scheduled play.
+struct Action {
+    at: f64,
+    sound: usize,
+    params: PlayParams,
+    cast: Option<usize>,
+}
+
+/// A deterministic pseudo-random sequence.
+struct Rng(u64);
+
+impl Rng {
+    fn unit(&mut self) -> f32 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 40) as f32 / (1u64 << 24) as f32
+    }
+    fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * self.unit()
+    }
+}
+
+/// The spell: casts on a rhythm (four per 2.5 s bar: beats 1, 2, 3 and the
+/// "and" of 3), each a swish and 20 to 36 sparkles spread over 0.7 s.
+fn script(seconds: f64, sparkles: usize) -> (Vec<Action>, usize) {
+    let mut rng = Rng(0x5eed);
+    let mut actions = vec![Action {
+        at: 0.0,
+        sound: AMBIENCE,
+        params: PlayParams::default()
+            .volume(0.35)
+            .looping(true)
+            .protected(true)
+            .fade_in(1.0),
+        cast: None,
+    }];
+    let beat = 0.625;
+    let mut casts = 0;
+    'bars: for bar in 0.. {
+        for offset in [0.0, 1.0, 2.0, 2.5] {
+            let t = 0.5 + bar as f64 * 4.0 * beat + offset * beat;
+            if t > seconds - 0.5 {
+                break 'bars;
+            }
+            let pan = if casts % 2 == 0 { -0.45 } else { 0.45 };
+            actions.push(Action {
+                at: t,
+                sound: SWISH,
+                params: PlayParams::default()
+                    .volume(0.9)
+                    .pan(pan)
+                    .pitch(rng.range(0.9, 1.12))
+                    .priority(200),
+                cast: Some(casts),
+            });
+            let burst = 20 + (rng.unit() * 17.0) as usize;
+            for _ in 0..burst {
+                let u = rng.unit();
+                let volume = 0.06 + 0.5 * rng.unit().powi(2);
+                actions.push(Action {
+                    at: t + 0.08 + f64::from(u.powf(1.5)) * 0.7,
+                    sound: 2 + (rng.unit() * sparkles as f32) as usize % sparkles,
+                    params: PlayParams::default()
+                        .volume(volume)
+                        .pitch(rng.range(0.7, 1.7))
+                        .pan((pan + rng.range(-0.6, 0.6)).clamp(-1.0, 1.0)),
+                    cast: None,
+                });
+            }
+            casts += 1;
+        }
+    }
+    actions.sort_by(|a, b| a.at.total_cmp(&b.at));
+    (actions, casts)
+}
+
+/// What happened to one play, for the display and the timeline.
+struct VoiceRec {
+    sound: usize,
+    slot: Option<usize>,
+    start: Option<u64>,
+    end: Option<u64>,
+    stolen_by: Option<usize>,
+    rejected: Option<u64>,
+}
+
+/// Everything the demo watches: which sound each handle plays, where and
+/// when each voice lived, and the running counts.
+struct Show {
+    rate: u32,
+    voices: Vec<VoiceRec>,
+    by_handle: HashMap<VoiceHandle, usize>,
+    casts: Vec<u64>,
+    plays: u64,
+    play_errors: u64,
+    swishes: u64,
+    swishes_rejected: u64,
+    stream_errors: u64,
+    end_frame: u64,
+}
+
+impl Show {
+    fn new(rate: u32) -> Show {
+        Show {
+            rate,
+            voices: Vec::new(),
+            by_handle: HashMap::new(),
+            casts: Vec::new(),
+            plays: 0,
+            play_errors: 0,
+            swishes: 0,
+            swishes_rejected: 0,
+            stream_errors: 0,
+            end_frame: 0,
+        }
+    }
+
+    fn play(&mut self, engine: &Engine, bank: &Bank, action: &Action, now: u64) {
+        if action.cast.is_some() {
+            self.casts.push(now);
+        }
+        self.plays += 1;
+        if action.sound == SWISH {
+            self.swishes += 1;
+        }
+        match engine.play(&bank.sounds[action.sound], action.params) {
+            Ok(h) => {
+                self.by_handle.insert(h, self.voices.len());
+                self.voices.push(VoiceRec {
+                    sound: action.sound,
+                    slot: None,
+                    start: None,
+                    end: None,
+                    stolen_by: None,
+                    rejected: None,
+                });
+            }
+            Err(_) => self.play_errors += 1,
+        }
+    }
+
+    fn rec(&mut self, h: VoiceHandle) -> Option<&mut VoiceRec> {
+        let i = *self.by_handle.get(&h)?;
+        self.voices.get_mut(i)
+    }
+
+    fn absorb(&mut self, events: Vec<TimedEvent>) {
+        for TimedEvent { frame, event } in events {
+            match event {
+                Event::Started { voice } => {
+                    if let Some(r) = self.rec(voice) {
+                        r.start = Some(frame);
+                    }
+                }
+                Event::Ended { voice } => {
+                    if let Some(r) = self.rec(voice) {
+                        r.end = Some(frame);
+                    }
+                }
+                Event::Stolen { victim, by } => {
+                    let thief = self.by_handle.get(&by).copied();
+                    if let Some(r) = self.rec(victim) {
+                        r.end = Some(frame);
+                        r.stolen_by = thief;
+                    }
+                }
+                Event::Rejected { voice } => {
+                    let swish = self.rec(voice).map(|r| {
+                        r.rejected = Some(frame);
+                        r.sound == SWISH
+                    });
+                    if swish == Some(true) {
+                        self.swishes_rejected += 1;
+                    }
+                }
+                Event::StreamError { .. } => self.stream_errors += 1,
+                _ => {}
+            }
+        }
+    }
+
+    fn observe(&mut self, slots: &[SlotView]) {
+        for (i, s) in slots.iter().enumerate() {
+            if let Some(r) = s.voice.and_then(|h| self.rec(h)) {
+                r.slot = Some(i);
+            }
+        }
+    }
+
+    /// A thief takes its victim's slot: fill in slots never seen directly.
+    fn infer_slots(&mut self) {
+        for _ in 0..8 {
+            let mut changed = false;
+            for v in 0..self.voices.len() {
+                let Some(t) = self.voices[v].stolen_by else {
+                    continue;
+                };
+                match (self.voices[v].slot, self.voices[t].slot) {
+                    (Some(s), None) => self.voices[t].slot = Some(s),
+                    (None, Some(s)) => self.voices[v].slot = Some(s),
+                    _ => continue,
+                }
+                changed = true;
+            }
+            if !changed {
+                break;
+            }
+        }
+    }
+
+    fn seconds(&self, frame: u64) -> f64 {
+        frame as f64 / f64::from(self.rate)
+    }
+
+    /// The pool as a person wants to watch it.
+    fn panel(&self, bank: &Bank, slots: &[SlotView], engine: &Engine, t: f64) -> Vec<String> {
+        let stats = engine.stats();
+        let mut lines = vec![format!(
+            "t = {t:6.2} s   {} voices in use of {}",
+            stats.active_voices,
+            slots.len()
+        )];
+        for (i, s) in slots.iter().enumerate() {
+            let rec = s
+                .voice
+                .and_then(|h| self.by_handle.get(&h))
+                .map(|&r| &self.voices[r]);
+            let line = match rec {
+                Some(r) => {
+                    let db = 20.0 * s.level.max(1e-9).log10();
+                    let mark = if r.sound == AMBIENCE {
+                        "  protected"
+                    } else {
+                        ""
+                    };
+                    format!(
+                        "slot {i:2}  {:<10} {} {:>4.0} dB{mark}",
+                        bank.name(r.sound),
+                        bar(db, 28),
+                        db.max(-99.0)
+                    )
+                }
+                None => format!("slot {i:2}  {:<10} {}", "-", bar(-100.0, 28)),
+            };
+            lines.push(line);
+        }
+        lines.push(format!(
+            "plays {}   started {}   steals {}   rejections {}   peak {}/{}   swishes heard {}/{}",
+            self.plays,
+            stats.started,
+            stats.steals,
+            stats.rejections,
+            stats.peak_active_voices,
+            slots.len(),
+            self.swishes - self.swishes_rejected,
+            self.swishes
+        ));
+        lines
+    }
+}
+
+/// A level bar: -60 dB empty, 0 dB full, in eighths of a character.
+fn bar(db: f32, width: usize) -> String {
+    const PARTS: [char; 8] = [' ', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
+    let fill = ((db + 60.0) / 60.0).clamp(0.0, 1.0) * width as f32;
+    let eighths = (fill * 8.0).round() as usize;
+    let mut s = String::from("▕");
+    for c in 0..width {
+        let left = eighths.saturating_sub(c * 8);
+        s.push(if left >= 8 { '█' } else { PARTS[left] });
+    }
+    s.push('▏');
+    s
+}
+
+/// Redraws the panel in place on a terminal; elsewhere prints it as is.
+struct Screen {
+    tty: bool,
+    drawn: usize,
+}
+
+impl Screen {
+    fn draw(&mut self, lines: &[String]) {
+        let mut out = String::new();
+        if self.tty && self.drawn > 0 {
+            let _ = write!(out, "\x1b[{}A", self.drawn);
+        }
+        for l in lines {
+            if self.tty {
+                out.push_str("\x1b[2K");
+            }
+            out.push_str(l);
+            out.push('\n');
+        }
+        if !self.tty {
+            out.push('\n');
+        }
+        self.drawn = lines.len();
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(out.as_bytes());
+        let _ = stdout.flush();
+    }
+}
+
+fn settings(args: &Args) -> EngineSettings {
+    EngineSettings {
+        voices: args.voices,
+        steal_policy: args.policy,
+        ..Default::default()
+    }
+}
+
+/// Renders the spell offline into a 16-bit stereo WAV, printing a few
+/// snapshots of the pool on the way.
+fn run_offline(args: &Args, bank: &Bank, path: &Path) -> Result<Show, String> {
+    let mut engine = OfflineEngine::new(settings(args)).map_err(|e| e.to_string())?;
+    let rate = engine.sample_rate();
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    let spec = hound::WavSpec {
+        channels: 2,
+        sample_rate: rate,
+        bits_per_sample: 16,
+        sample_format: hound::SampleFormat::Int,
+    };
+    let io = |e: hound::Error| format!("{}: {e}", path.display());
+    let mut wav = hound::WavWriter::create(path, spec).map_err(io)?;
+    let (actions, casts) = script(args.seconds, bank.sounds.len() - 2);
+    let mut show = Show::new(rate);
+    let total = (args.seconds * f64::from(rate)) as u64;
+    // Snapshots: just after four casts spread over the run.
+    let snapshot_casts: Vec<usize> = (0..4).map(|k| k * casts / 4).collect();
+    let mut snapshots: Vec<u64> = Vec::new();
+    let mut screen = Screen {
+        tty: false,
+        drawn: 0,
+    };
+    let mut next = 0;
+    let mut frame = 0u64;
+    while frame < total {
+        while let Some(a) = actions
+            .get(next)
+            .filter(|a| a.at * f64::from(rate) <= frame as f64)
+        {
+            if a.cast.is_some_and(|c| snapshot_casts.contains(&c)) {
+                snapshots.push(frame + u64::from(rate) * 3 / 10);
+            }
+            show.play(&engine, bank, a, frame);
+            next += 1;
+        }
+        let n = BLOCK.min((total - frame) as usize);
+        for &s in engine.render(n) {
+            wav.write_sample((s.clamp(-1.0, 1.0) * 32_767.0).round() as i16)
+                .map_err(io)?;
+        }
+        frame += n as u64;
+        let events = engine.drain_timed_events();
+        show.absorb(events);
+        let slots = engine.slots();
+        show.observe(&slots);
+        if snapshots.first().is_some_and(|&at| frame >= at) {
+            snapshots.remove(0);
+            screen.draw(&show.panel(bank, &slots, &engine, show.seconds(frame)));
+        }
+    }
+    wav.finalize().map_err(io)?;
+    show.end_frame = frame;
+    Ok(show)
+}
+
+/// Plays the spell live for `args.seconds` of wall-clock time, drawing the
+/// pool 30 times a second on a terminal (every 2 s otherwise).
+fn run_live(args: &Args, bank: &Bank, mut engine: AudioEngine) -> Show {
+    let rate = engine.sample_rate();
+    let (actions, _) = script(args.seconds, bank.sounds.len() - 2);
+    let mut show = Show::new(rate);
+    let mut screen = Screen {
+        tty: std::io::stdout().is_terminal(),
+        drawn: 0,
+    };
+    let redraw = if screen.tty {
+        Duration::from_millis(33)
+    } else {
+        Duration::from_secs(2)
+    };
+    let start = Instant::now();
+    let mut last_draw = start;
+    let mut next = 0;
+    loop {
+        let t = start.elapsed();
+        let now = engine.stats().frames_rendered;
+        while let Some(a) = actions.get(next).filter(|a| a.at <= t.as_secs_f64()) {
+            show.play(&engine, bank, a, now);
+            next += 1;
+        }
+        let events = engine.drain_timed_events();
+        show.absorb(events);
+        let slots = engine.slots();
+        show.observe(&slots);
+        let done = t.as_secs_f64() >= args.seconds;
+        if last_draw.elapsed() >= redraw || done {
+            screen.draw(&show.panel(bank, &slots, &engine, t.as_secs_f64()));
+            last_draw = Instant::now();
+        }
+        if done {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(16));
+    }
+    let _ = engine.stop_all();
+    std::thread::sleep(Duration::from_millis(50));
+    show.absorb(engine.drain_timed_events());
+    show.end_frame = engine.stats().frames_rendered;
+    drop(engine);
+    show
+}
+
+fn main() {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) if e.is_empty() => {
+            println!("{USAGE}");
+            return;
+        }
+        Err(e) => {
+            eprintln!("wand_swish: {e}\n{USAGE}");
+            std::process::exit(2);
+        }
+    };
+    let bank = match Bank::load() {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("wand_swish: {e}");
+            std::process::exit(1);
+        }
+    };
+    let policy = format!("{:?}", args.policy).to_lowercase();
+    println!(
+        "wand_swish: {} voices, policy {policy}, {} s of spells",
+        args.voices, args.seconds
+    );
+    let live = match &args.render {
+        Some(_) => None,
+        None => match AudioEngine::start(settings(&args)) {
+            Ok(engine) => Some(engine),
+            Err(e) => {
+                println!("{e}; rendering offline instead");
+                None
+            }
+        },
+    };
+    let (show, rendered) = match live {
+        Some(engine) => {
+            let i = engine.info();
+            println!(
+                "playing live on {:?}: {} Hz, {} channels, {:?}",
+                i.device, i.sample_rate, i.channels, i.sample_format
+            );
+            (run_live(&args, &bank, engine), None)
+        }
+        None => {
+            let path = args
+                .render
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(DEFAULT_RENDER));
+            println!("rendering offline to {} ...\n", path.display());
+            match run_offline(&args, &bank, &path) {
+                Ok(show) => (show, Some(path)),
+                Err(e) => {
+                    eprintln!("wand_swish: {e}");
+                    std::process::exit(1);
+                }
+            }
+        }
+    };
+    let mut show = show;
+    show.infer_slots();
+    let steals = show.voices.iter().filter(|v| v.stolen_by.is_some()).count();
+    let rejected = show.voices.iter().filter(|v| v.rejected.is_some()).count();
+    println!(
+        "done: {} plays, {steals} stolen, {rejected} rejected; the wand swished {} of {} times{}",
+        show.plays,
+        show.swishes - show.swishes_rejected,
+        show.swishes,
+        if show.play_errors + show.stream_errors > 0 {
+            format!(
+                " ({} plays refused, {} stream errors)",
+                show.play_errors, show.stream_errors
+            )
+        } else {
+            String::new()
+        }
+    );
+    if let Some(path) = rendered {
+        let size = std::fs::metadata(&path).map_or(0, |m| m.len());
+        println!(
+            "wrote {} ({:.1} MB, {:.1} s, 16-bit stereo {} Hz)",
+            path.display(),
+            size as f64 / 1e6,
+            show.seconds(show.end_frame),
+            show.rate
+        );
+    }
+    if let Some(path) = &args.timeline {
+        let svg = timeline_svg(&show, &bank, args.voices, &policy);
+        let written = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| std::fs::write(path, svg));
+        match written {
+            Ok(()) => println!("wrote {} (timeline: one row per slot)", path.display()),
+            Err(e) => {
+                eprintln!("wand_swish: cannot write {}: {e}", path.display());
+                std::process::exit(1);
+            }
+        }
+    }
+}
+
+const SPARKLE_COLOURS: [&str; 6] = [
+    "#6a4c93", "#4361ee", "#7209b7", "#3a86ff", "#9d4edd", "#4895ef",
+];
+
+fn colour(sound: usize) -> &'static str {
+    match sound {
+        AMBIENCE => "#2a9d8f",
+        SWISH => "#e76f51",
+        s => SPARKLE_COLOURS[(s - 2) % SPARKLE_COLOURS.len()],
+    }
+}
+
+fn short_name(sound: usize) -> String {
+    match sound {
+        AMBIENCE => "amb".into(),
+        SWISH => "sw".into(),
+        s => format!("s{}", s - 1),
+    }
+}
+
+/// The timeline: time across, one row per slot, a bar per voice labelled
+/// with its sound, a red mark where a voice was stolen, rejected plays on a
+/// row of their own.
+fn timeline_svg(show: &Show, bank: &Bank, slots: usize, policy: &str) -> String {
+    let seconds = show.seconds(show.end_frame).max(0.001);
+    let px_per_s = (1_500.0 / seconds).clamp(20.0, 160.0);
+    let (left, row_h, bar_h) = (78.0, 30.0, 22.0);
+    let plot_w = seconds * px_per_s;
+    let rows = slots + 1;
+    let width = (left + plot_w + 24.0).max(900.0);
+    let rejected = show.voices.iter().filter(|v| v.rejected.is_some()).count();
+
+    // Legend, wrapped to the picture's width.
+    let mut items: Vec<(String, &str, &str)> = vec![
+        (
+            "ambience (protected, looping)".into(),
+            colour(AMBIENCE),
+            "box",
+        ),
+        ("swish".into(), colour(SWISH), "box"),
+    ];
+    items.extend((2..bank.sounds.len()).map(|i| {
+        (
+            format!("{} = {}", short_name(i), bank.name(i)),
+            colour(i),
+            "box",
+        )
+    }));
+    items.push((
+        "stolen here (the next bar in the row is the thief)".into(),
+        "#d62828",
+        "mark",
+    ));
+    if rejected > 0 {
+        items.push(("play rejected (never started)".into(), "#d62828", "cross"));
+    }
+    let mut legend = String::new();
+    let (mut lx, mut ly) = (left, 58.0);
+    for (label, c, kind) in items {
+        let w = 24.0 + label.len() as f64 * 6.3;
+        if lx + w > width - 8.0 && lx > left {
+            lx = left;
+            ly += 18.0;
+        }
+        let glyph = match kind {
+            "box" => {
+                format!(r#"<rect x="{lx:.1}" y="{ly}" width="12" height="12" rx="2" fill="{c}"/>"#)
+            }
+            "mark" => format!(r#"<path d="M{lx:.1} {ly} l10 0 l-5 9 z" fill="{c}"/>"#),
+            _ => format!(
+                r#"<path d="M{:.1} {:.1} l7 7 m0 -7 l-7 7" stroke="{c}" stroke-width="1.6"/>"#,
+                lx + 2.0,
+                ly + 2.5
+            ),
+        };
+        let _ = writeln!(
+            legend,
+            r##"{glyph}<text x="{:.1}" y="{:.1}" font-size="11" fill="#333">{label}</text>"##,
+            lx + 16.0,
+            ly + 10.5
+        );
+        lx += w;
+    }
+    let top = ly + 34.0;
+    let height = top + rows as f64 * row_h + 44.0;
+    let x = |frame: u64| left + show.seconds(frame) * px_per_s;
+    let steals = show.voices.iter().filter(|v| v.stolen_by.is_some()).count();
+    let unplaced = show
+        .voices
+        .iter()
+        .filter(|v| v.start.is_some() && v.slot.is_none())
+        .count();
+
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0}" height="{height:.0}" viewBox="0 0 {width:.0} {height:.0}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif">"#
+    );
+    let _ = writeln!(s, r##"<rect width="100%" height="100%" fill="#ffffff"/>"##);
+    let _ = writeln!(
+        s,
+        r##"<text x="{left}" y="26" font-size="17" font-weight="bold" fill="#222">wand_swish: {slots} voices, policy {policy}, {seconds:.1} s</text>"##
+    );
+    let _ = writeln!(
+        s,
+        r##"<text x="{left}" y="46" font-size="12" fill="#444">{} plays, {steals} stolen (red marks), {rejected} rejected; the wand swished {} of {} times{}</text>"##,
+        show.plays,
+        show.swishes - show.swishes_rejected,
+        show.swishes,
+        if unplaced > 0 {
+            format!("; {unplaced} voices too short to place in a slot are not drawn")
+        } else {
+            String::new()
+        }
+    );
+    s.push_str(&legend);
+    // Rows and grid.
+    for r in 0..rows {
+        let y = top + r as f64 * row_h;
+        let fill = if r % 2 == 0 { "#f6f6f8" } else { "#ececf0" };
+        let label = if r < slots {
+            format!("slot {r}")
+        } else {
+            "rejected".into()
+        };
+        let _ = writeln!(
+            s,
+            r##"<rect x="{left}" y="{y:.1}" width="{plot_w:.1}" height="{row_h}" fill="{fill}"/><text x="{:.1}" y="{:.1}" font-size="12" text-anchor="end" fill="#333">{label}</text>"##,
+            left - 8.0,
+            y + row_h / 2.0 + 4.0
+        );
+    }
+    let bottom = top + rows as f64 * row_h;
+    let step = if seconds > 30.0 { 5.0 } else { 1.0 };
+    let mut t = 0.0;
+    while t <= seconds + 1e-9 {
+        let tx = left + t * px_per_s;
+        let _ = writeln!(
+            s,
+            r##"<line x1="{tx:.1}" y1="{top}" x2="{tx:.1}" y2="{:.1}" stroke="#c8c8d0" stroke-width="1"/><text x="{tx:.1}" y="{:.1}" font-size="11" text-anchor="middle" fill="#555">{t:.0} s</text>"##,
+            bottom + 4.0,
+            bottom + 17.0
+        );
+        t += step;
+    }
+    for (i, &c) in show.casts.iter().enumerate() {
+        let cx = x(c);
+        let _ = writeln!(
+            s,
+            r##"<line x1="{cx:.1}" y1="{:.1}" x2="{cx:.1}" y2="{bottom:.1}" stroke="#e76f51" stroke-width="1" stroke-dasharray="3 3" opacity="0.6"/><text x="{cx:.1}" y="{:.1}" font-size="10" text-anchor="middle" fill="#c0502e">{}</text>"##,
+            top - 10.0,
+            top - 12.0,
+            if i == 0 {
+                "cast 1".to_string()
+            } else {
+                (i + 1).to_string()
+            }
+        );
+    }
+    // Voices.
+    let end_all = show.end_frame;
+    for v in &show.voices {
+        let (Some(slot), Some(start)) = (v.slot, v.start) else {
+            continue;
+        };
+        let end = v.end.unwrap_or(end_all).max(start);
+        let (x0, x1) = (x(start), x(end));
+        let w = (x1 - x0).max(1.0);
+        let y = top + slot as f64 * row_h + (row_h - bar_h) / 2.0;
+        let name = bank.name(v.sound);
+        let how = match v.stolen_by {
+            Some(t) => format!(", stolen by {}", bank.name(show.voices[t].sound)),
+            None if v.end.is_some() => ", ended".into(),
+            None => String::new(),
+        };
+        let _ = writeln!(
+            s,
+            r##"<rect x="{x0:.2}" y="{y:.1}" width="{w:.2}" height="{bar_h}" rx="2" fill="{}" stroke="#ffffff" stroke-width="0.8"><title>{name} in slot {slot}: {:.3} s to {:.3} s{how}</title></rect>"##,
+            colour(v.sound),
+            show.seconds(start),
+            show.seconds(end)
+        );
+        let short = short_name(v.sound);
+        let label = if w > name.len() as f64 * 6.2 + 6.0 {
+            Some(name.to_string())
+        } else if w > short.len() as f64 * 6.2 + 3.0 {
+            Some(short)
+        } else {
+            None
+        };
+        if let Some(label) = label {
+            let _ = writeln!(
+                s,
+                r##"<text x="{:.1}" y="{:.1}" font-size="10.5" fill="#ffffff" pointer-events="none">{label}</text>"##,
+                x0 + 3.0,
+                y + bar_h / 2.0 + 3.8
+            );
+        }
+        if let Some(t) = v.stolen_by {
+            let thief = bank.name(show.voices[t].sound);
+            let ty = top + slot as f64 * row_h;
+            let _ = writeln!(
+                s,
+                r##"<path d="M{:.1} {ty:.1} l8 0 l-4 7 z" fill="#d62828"><title>{name} stolen by {thief} at {:.3} s</title></path><line x1="{x1:.1}" y1="{ty:.1}" x2="{x1:.1}" y2="{:.1}" stroke="#d62828" stroke-width="1.2"/>"##,
+                x1 - 4.0,
+                show.seconds(end),
+                ty + row_h
+            );
+        }
+    }
+    for v in &show.voices {
+        if let Some(at) = v.rejected {
+            let rx = x(at);
+            let ry = top + slots as f64 * row_h + row_h / 2.0;
+            let _ = writeln!(
+                s,
+                r##"<g stroke="#d62828" stroke-width="1.6"><line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}"/><line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}"/></g><title>{} rejected at {:.3} s</title>"##,
+                rx - 3.5,
+                ry - 3.5,
+                rx + 3.5,
+                ry + 3.5,
+                rx - 3.5,
+                ry + 3.5,
+                rx + 3.5,
+                ry - 3.5,
+                bank.name(v.sound),
+                show.seconds(at)
+            );
+            if v.sound == SWISH {
+                let _ = writeln!(
+                    s,
+                    r##"<text x="{rx:.1}" y="{:.1}" font-size="10" text-anchor="middle" fill="#d62828">swish!</text>"##,
+                    ry - 6.0
+                );
+            }
+        }
+    }
+    let _ = writeln!(
+        s,
+        r##"<text x="{left}" y="{:.1}" font-size="11" fill="#666">time (s); each bar is one voice in its slot, labelled with its sound; a bar ends where its sound ended or was stolen</text>"##,
+        bottom + 34.0
+    );
+    s.push_str("</svg>\n");
+    s
+}

@@ -1,0 +1,480 @@
+//! The real cpal path, on machines with no sound card.
+//!
+//! Each case runs in a child process of this test binary (the `child` test,
+//! ignored in normal runs) with `ALSA_CONFIG_PATH` pointing at a config in
+//! `tests/alsa/` whose default PCM is a `file` PCM over `null`: a real ALSA
+//! stream that nothing paces, whose every byte lands in a file. A child
+//! process per case keeps each ALSA configuration and capture file to itself.
+//!
+//! The allocation counter wraps the system allocator for this whole binary;
+//! it counts only what happens inside the data callback, between the
+//! [`CallbackPhase::Enter`] and [`CallbackPhase::Exit`] the engine reports
+//! on the audio thread.
+#![cfg(target_os = "linux")]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::time::{Duration, Instant};
+
+use voicepool::output::cpal::{CallbackPhase, DeviceSampleFormat};
+use voicepool::{
+    AudioEngine, EngineError, EngineSettings, Event, OfflineEngine, PlayParams, Sound, StealPolicy,
+};
+
+struct CountingAlloc;
+
+thread_local! {
+    static IN_CALLBACK: Cell<bool> = const { Cell::new(false) };
+}
+static CALLBACK_ALLOCS: AtomicUsize = AtomicUsize::new(0);
+static CALLBACKS: AtomicUsize = AtomicUsize::new(0);
+
+fn note_if_in_callback() {
+    if IN_CALLBACK.try_with(Cell::get).unwrap_or(false) {
+        CALLBACK_ALLOCS.fetch_add(1, Relaxed);
+    }
+}
+
+unsafe impl GlobalAlloc for CountingAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note_if_in_callback();
+        System.alloc(layout)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        note_if_in_callback();
+        System.dealloc(ptr, layout)
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note_if_in_callback();
+        System.alloc_zeroed(layout)
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note_if_in_callback();
+        System.realloc(ptr, layout, new_size)
+    }
+}
+
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc;
+
+fn hook(phase: CallbackPhase) {
+    match phase {
+        CallbackPhase::Enter => {
+            CALLBACKS.fetch_add(1, Relaxed);
+            IN_CALLBACK.with(|c| c.set(true));
+        }
+        CallbackPhase::Exit => IN_CALLBACK.with(|c| c.set(false)),
+    }
+}
+
+const SYSTEM_ALSA_CONF: &str = "/usr/share/alsa/alsa.conf";
+/// A failsafe against a hung stream, not a speed requirement.
+const GIVE_UP: Duration = Duration::from_secs(60);
+
+/// Runs the `child` test in a new process with ALSA configured by
+/// `tests/alsa/{conf}` and the capture going to `capture`.
+fn run_case(case: &str, conf: &str, capture: &Path) {
+    assert!(
+        Path::new(SYSTEM_ALSA_CONF).exists(),
+        "{SYSTEM_ALSA_CONF} is missing: run scripts/setup.sh (it installs ALSA)"
+    );
+    let conf = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/alsa")
+        .join(conf);
+    let log = |name: &str| {
+        let path = capture_path(&format!("{case}-{name}")).with_extension("log");
+        (std::fs::File::create(&path).unwrap(), path)
+    };
+    let ((out_file, out_path), (err_file, err_path)) = (log("stdout"), log("stderr"));
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "child",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("VOICEPOOL_LIVE_CASE", case)
+        .env("VOICEPOOL_CAPTURE", capture)
+        .env(
+            "ALSA_CONFIG_PATH",
+            format!("{SYSTEM_ALSA_CONF}:{}", conf.display()),
+        )
+        .stdout(out_file)
+        .stderr(err_file)
+        .spawn()
+        .expect("the test binary can run itself");
+    // A guard against a hang (e.g. inside the audio stack), not a speed test.
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if start.elapsed() > 2 * GIVE_UP {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let read =
+        |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap_or_default()).into_owned();
+    let (stdout, stderr) = (read(&out_path), read(&err_path));
+    let _ = (
+        std::fs::remove_file(out_path),
+        std::fs::remove_file(err_path),
+    );
+    let status = status.map_or("hung, killed".to_string(), |s| s.to_string());
+    assert!(
+        status == "exit status: 0" && stdout.contains(&format!("case {case} passed")),
+        "case {case} failed ({status}):\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
+    );
+    for line in stdout
+        .lines()
+        .filter_map(|l| l.find("live:").map(|i| &l[i..]))
+    {
+        println!("{line}");
+    }
+}
+
+fn capture_path(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let path = dir.join(format!("live-{name}-{}.raw", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+#[test]
+fn live_f32_stream_carries_exactly_the_offline_render() {
+    let capture = capture_path("f32");
+    run_case("f32", "capture_f32.conf", &capture);
+    let _ = std::fs::remove_file(capture);
+}
+
+#[test]
+fn live_i16_stream_carries_the_offline_render_converted() {
+    let capture = capture_path("i16");
+    run_case("i16", "capture_s16.conf", &capture);
+    let _ = std::fs::remove_file(capture);
+}
+
+#[test]
+fn the_callback_allocates_nothing_under_a_wand_storm() {
+    run_case("alloc", "capture_f32.conf", Path::new("/dev/null"));
+}
+
+#[test]
+fn a_failing_device_reports_stream_errors_and_the_engine_keeps_going() {
+    // The `file` PCM fails every write to /dev/full ("no space left").
+    run_case("errors", "capture_f32.conf", Path::new("/dev/full"));
+}
+
+#[test]
+fn no_usable_device_is_a_clean_error() {
+    run_case("nodevice", "no_device.conf", Path::new("/dev/null"));
+}
+
+/// The entry point of the child processes.
+#[test]
+#[ignore = "run in a child process by the live-output tests above"]
+fn child() {
+    let Ok(case) = std::env::var("VOICEPOOL_LIVE_CASE") else {
+        return;
+    };
+    let capture = PathBuf::from(std::env::var("VOICEPOOL_CAPTURE").unwrap());
+    match case.as_str() {
+        "f32" => compare_with_offline(&capture, DeviceSampleFormat::F32),
+        "i16" => compare_with_offline(&capture, DeviceSampleFormat::I16),
+        "alloc" => wand_storm(),
+        "nodevice" => no_device(),
+        "errors" => stream_errors(),
+        other => panic!("unknown case {other}"),
+    }
+    println!("case {case} passed");
+}
+
+/// Stereo, with different content left and right and a non-zero first frame.
+fn known_sound() -> Sound {
+    let samples = (0..9_600)
+        .flat_map(|i| {
+            let t = i as f32;
+            let fade = 1.0 - t / 9_600.0;
+            [
+                0.6 * fade * (t * 0.0577).cos(),
+                -0.3 * fade * (t * 0.131).cos(),
+            ]
+        })
+        .collect();
+    Sound::from_samples(2, 48_000, samples).unwrap()
+}
+
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < GIVE_UP, "gave up waiting: {what}");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+fn compare_with_offline(capture: &Path, want: DeviceSampleFormat) {
+    let settings = EngineSettings {
+        buffer_frames: Some(1_024),
+        // The i16 case opens the device by name, the f32 case as the default.
+        device: (want == DeviceSampleFormat::I16).then(|| "default".to_string()),
+        ..Default::default()
+    };
+    let mut engine = AudioEngine::start(settings.clone()).expect("the file/null PCM opens");
+    let info = engine.info().clone();
+    println!("live: opened {info:?}");
+    assert_eq!(info.sample_format, want);
+    assert_eq!(info.channels, 2);
+
+    let sound = known_sound();
+    let h = engine.play(&sound, PlayParams::default()).unwrap();
+    let mut started_at = None;
+    let mut events = Vec::new();
+    wait_until("the voice to end", || {
+        for ev in engine.drain_timed_events() {
+            if ev.event == (Event::Started { voice: h }) {
+                started_at = Some(ev.frame);
+            }
+            events.push(ev.event);
+        }
+        !engine.is_playing(h)
+    });
+    events.extend(engine.drain_events());
+    assert_eq!(
+        events,
+        [Event::Started { voice: h }, Event::Ended { voice: h }]
+    );
+    let start = started_at.expect("a Started event") as usize;
+
+    // Offline, at the device's rate: the voice starts at frame 0.
+    let mut offline = OfflineEngine::new(EngineSettings {
+        sample_rate: info.sample_rate,
+        ..settings
+    })
+    .unwrap();
+    offline.play(&sound, PlayParams::default()).unwrap();
+    let len = (sound.duration_seconds() * f64::from(info.sample_rate)) as usize + 2_000;
+    let expected = offline.render(len).to_vec();
+    assert!(expected[len * 2 - 200..].iter().all(|&s| s == 0.0));
+
+    // Let the stream run past the sound, then stop it (which flushes the file).
+    let needed = (start + len + 2 * info.max_block_frames) as u64;
+    wait_until("the stream to render past the sound", || {
+        engine.stats().frames_rendered >= needed
+    });
+    let mixer = engine.close().expect("the mixer came back to this thread");
+    assert!(mixer.frames_rendered() >= needed);
+
+    let bytes = std::fs::read(capture).unwrap();
+    let captured: Vec<f32> = match want {
+        DeviceSampleFormat::F32 => bytes
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect(),
+        _ => bytes
+            .chunks_exact(2)
+            .map(|b| f32::from(i16::from_le_bytes([b[0], b[1]])))
+            .collect(),
+    };
+    let expected: Vec<f32> = match want {
+        DeviceSampleFormat::F32 => expected,
+        // cpal's f32 -> i16 conversion, as the engine uses it.
+        _ => expected
+            .iter()
+            .map(|&s| f32::from(<i16 as cpal::FromSample<f32>>::from_sample_(s)))
+            .collect(),
+    };
+    println!(
+        "live: captured {} frames; the voice started at frame {start}",
+        captured.len() / 2
+    );
+    assert!(captured.len() >= (start + len) * 2, "capture too short");
+    let first_sound = captured.iter().position(|&s| s != 0.0).expect("non-silent") / 2;
+    assert_eq!(
+        first_sound, start,
+        "silence until the block the voice started in"
+    );
+    let window = &captured[start * 2..(start + len) * 2];
+    let left = |v: &[f32]| v.iter().step_by(2).copied().collect::<Vec<_>>();
+    let right = |v: &[f32]| v.iter().skip(1).step_by(2).copied().collect::<Vec<_>>();
+    assert_ne!(
+        left(&expected),
+        right(&expected),
+        "the test sound is not symmetric"
+    );
+    assert_eq!(left(window), left(&expected), "left channel differs");
+    assert_eq!(right(window), right(&expected), "right channel differs");
+    assert!(captured[(start + len) * 2..].iter().all(|&s| s == 0.0));
+}
+
+/// A deterministic pseudo-random sequence (no dependency needed).
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self) -> f32 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 40) as f32 / (1u64 << 24) as f32
+    }
+}
+
+fn tone(seconds: f32, freq: f32, decay: f32) -> Sound {
+    let n = (48_000.0 * seconds) as usize;
+    let samples = (0..n)
+        .map(|i| {
+            let t = i as f32 / 48_000.0;
+            (t * freq * std::f32::consts::TAU).sin() * (-t * decay).exp() * 0.5
+        })
+        .collect();
+    Sound::from_samples(1, 48_000, samples).unwrap()
+}
+
+/// The demo's kind of load: a protected ambience loop, swishes and bursts
+/// of sparkles from the game thread and a second thread, into 12 voices.
+fn wand_storm() {
+    // The counter itself works: an allocation while the flag is up counts.
+    IN_CALLBACK.with(|c| c.set(true));
+    drop(std::hint::black_box(vec![1u8; 64]));
+    IN_CALLBACK.with(|c| c.set(false));
+    assert_eq!(
+        CALLBACK_ALLOCS.swap(0, Relaxed),
+        2,
+        "the counter missed an alloc and free"
+    );
+
+    let mut engine = AudioEngine::start_with_hook(
+        EngineSettings {
+            voices: 12,
+            steal_policy: StealPolicy::Quietest,
+            buffer_frames: Some(512),
+            ..Default::default()
+        },
+        hook,
+    )
+    .expect("the file/null PCM opens");
+    let ambience = tone(2.0, 110.0, 0.0);
+    let swish = tone(0.4, 300.0, 6.0);
+    let sparkles: Vec<Sound> = (0..6)
+        .map(|i| tone(0.15, 2_000.0 + 300.0 * i as f32, 20.0))
+        .collect();
+    let amb = engine
+        .play(
+            &ambience,
+            PlayParams::default()
+                .volume(0.2)
+                .looping(true)
+                .protected(true),
+        )
+        .unwrap();
+
+    let ctl = engine.controller();
+    let other_sparkles = sparkles.clone();
+    let other = std::thread::spawn(move || {
+        let mut rng = Lcg(7);
+        for _ in 0..150 {
+            let s = &other_sparkles[(rng.next() * 6.0) as usize % 6];
+            let _ = ctl.play(
+                s,
+                PlayParams::default()
+                    .pitch(0.5 + rng.next())
+                    .pan(rng.next() * 2.0 - 1.0),
+            );
+            std::thread::sleep(Duration::from_millis(3));
+        }
+    });
+
+    let mut rng = Lcg(42);
+    let mut steals = 0;
+    for frame in 0..90 {
+        if frame % 6 == 0 {
+            let _ = engine.play(&swish, PlayParams::default().priority(200));
+            for _ in 0..24 {
+                let s = &sparkles[(rng.next() * 6.0) as usize % 6];
+                let p = PlayParams::default()
+                    .volume(0.1 + rng.next() * 0.6)
+                    .pitch(0.7 + rng.next() * 0.8)
+                    .pan(rng.next() * 2.0 - 1.0);
+                let _ = engine.play(s, p);
+            }
+        }
+        steals += engine
+            .drain_events()
+            .filter(|e| matches!(e, Event::Stolen { .. }))
+            .count();
+        std::thread::sleep(Duration::from_millis(16));
+    }
+    other.join().unwrap();
+    let before = CALLBACKS.load(Relaxed);
+    wait_until("a few more callbacks", || {
+        CALLBACKS.load(Relaxed) > before + 10
+    });
+    assert!(
+        engine.is_playing(amb),
+        "the protected ambience was never stolen"
+    );
+    let stats = engine.stats();
+    let callbacks = CALLBACKS.load(Relaxed);
+    let allocs = CALLBACK_ALLOCS.load(Relaxed);
+    drop(engine);
+    println!(
+        "live: {callbacks} callbacks, {} frames, {} plays started, {} steals ({steals} seen as events), {} rejected; {allocs} allocations or frees inside the callback",
+        stats.frames_rendered, stats.started, stats.steals, stats.rejections
+    );
+    assert!(callbacks > 100, "the stream ran");
+    assert!(stats.steals > 0, "the load made the pool steal");
+    assert_eq!(allocs, 0, "the data callback allocated or freed");
+}
+
+fn stream_errors() {
+    let mut engine = AudioEngine::start(EngineSettings::default()).expect("the PCM opens");
+    wait_until("a stream error", || engine.stats().stream_errors > 0);
+    let events: Vec<Event> = engine.drain_events().collect();
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::StreamError { .. })),
+        "no StreamError event in {events:?}"
+    );
+    // The game side carries on: plays are accepted (or, once the stalled
+    // audio side has let the queue fill, refused with an error value).
+    let blip = Sound::from_samples(1, 48_000, vec![0.5; 480]).unwrap();
+    for _ in 0..2_000 {
+        match engine.play(&blip, PlayParams::default()) {
+            Ok(_) | Err(voicepool::PlayError::QueueFull) => {}
+            Err(e) => panic!("unexpected {e}"),
+        }
+    }
+    let stats = engine.stats();
+    println!(
+        "live: {} stream errors reported; {} plays refused as QueueFull",
+        stats.stream_errors, stats.dropped_commands
+    );
+    // cpal 0.16's ALSA backend retries a failed write forever without
+    // looking at its stop flag, so dropping this stream would never
+    // return: leave it to the end of the process.
+    std::mem::forget(engine);
+}
+
+fn no_device() {
+    match AudioEngine::start(EngineSettings::default()) {
+        Err(EngineError::NoDevice(reason)) => println!("live: no device: {reason}"),
+        other => panic!("expected EngineError::NoDevice, got {other:?}"),
+    }
+    let named = EngineSettings {
+        device: Some("no such device".into()),
+        ..Default::default()
+    };
+    match AudioEngine::start(named) {
+        Err(e @ EngineError::NoDevice(_)) => {
+            assert!(e.to_string().contains("no such device"), "{e}");
+        }
+        other => panic!("expected EngineError::NoDevice, got {other:?}"),
+    }
+}
