@@ -238,3 +238,113 @@ fn game_calls_return_queue_full_while_the_mixer_is_stalled() {
         Err(PlayError::EngineStopped)
     );
 }
+
+/// The live engine on ALSA's unpaced `null` device (through the repo's test
+/// config), run in a child process: a second of callbacks while a game
+/// thread triggers bursts into a small command queue (it fills), nobody reads
+/// events for the first half (the event queue fills), every sound loses its
+/// last game-side reference right after `play`, voices end, and the engine
+/// is dropped at the end. Under `scripts/rtsan.sh` the data callback's body
+/// is a non-blocking context, so any violation there aborts the child.
+#[test]
+fn live_engine_churn_on_the_null_device() {
+    use std::process::Command;
+    let conf = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/alsa/capture_f32.conf");
+    let capture = std::env::temp_dir().join(format!("voicepool-rtsan-{}.raw", std::process::id()));
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "live_child",
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("VOICEPOOL_LIVE_CHILD", "1")
+        .env("VOICEPOOL_CAPTURE", &capture)
+        .env(
+            "ALSA_CONFIG_PATH",
+            format!("/usr/share/alsa/alsa.conf:{conf}"),
+        )
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&capture);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains("live churn passed"),
+        "live churn child failed ({}):\n{stdout}\n{stderr}",
+        out.status
+    );
+    for line in stdout
+        .lines()
+        .filter_map(|l| l.find("live churn:").map(|i| &l[i..]))
+    {
+        println!("{line}");
+    }
+}
+
+#[test]
+#[ignore = "run as a child process by live_engine_churn_on_the_null_device"]
+fn live_child() {
+    use std::time::{Duration, Instant};
+    use voicepool::AudioEngine;
+    if std::env::var_os("VOICEPOOL_LIVE_CHILD").is_none() {
+        return;
+    }
+    let mut engine = AudioEngine::start(EngineSettings {
+        voices: 6,
+        command_capacity: 16,
+        event_capacity: 32,
+        buffer_frames: Some(256),
+        ..Default::default()
+    })
+    .expect("the null PCM opens");
+    let ctl = engine.controller();
+    let game = std::thread::spawn(move || {
+        let start = Instant::now();
+        let (mut ok, mut full, mut i) = (0u64, 0u64, 0u32);
+        while start.elapsed() < Duration::from_secs(1) {
+            // A new sound each time, dropped by the game right after play.
+            let s = sine(300.0 + (i % 50) as f32 * 20.0, 0.01, 44_100, 0.5);
+            for j in 0..8 {
+                match ctl.play(&s, PlayParams::default().pitch(1.0 + j as f32 * 0.1)) {
+                    Ok(h) => {
+                        ok += 1;
+                        let _ = ctl.set_pan(h, -0.5);
+                        if j % 3 == 0 {
+                            let _ = ctl.stop(h);
+                        }
+                    }
+                    Err(_) => full += 1,
+                }
+            }
+            drop(s);
+            i += 1;
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        (ok, full)
+    });
+    std::thread::sleep(Duration::from_millis(500)); // events pile up unread
+    let mut ended = 0;
+    while !game.is_finished() {
+        ended += engine
+            .drain_events()
+            .filter(|e| matches!(e, voicepool::Event::Ended { .. }))
+            .count();
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let (ok, full) = game.join().unwrap();
+    let stats = engine.stats();
+    drop(engine);
+    println!(
+        "live churn: {ok} plays accepted, {full} refused (queue full), {} started, {} steals, {} ended ({ended} seen), {} frames",
+        stats.started, stats.steals, stats.ended, stats.frames_rendered
+    );
+    assert!(stats.frames_rendered > 48_000, "the stream ran");
+    assert!(
+        ok > 100 && full > 0,
+        "queue never filled: {ok} ok, {full} full"
+    );
+    assert!(stats.started > 100 && stats.ended > 10, "{stats:?}");
+    println!("live churn passed");
+}
