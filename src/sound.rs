@@ -218,22 +218,44 @@ const BYTES_ORIGIN: &str = "<bytes>";
 
 impl Sound {
     /// Loads a WAV file: 8, 16, 24 or 32-bit integer PCM or 32-bit float,
-    /// mono or stereo, at any rate in [`SAMPLE_RATE_RANGE`].
+    /// mono or stereo, plain or `WAVE_FORMAT_EXTENSIBLE` headers, at any rate
+    /// in [`SAMPLE_RATE_RANGE`].
     ///
     /// The sound is named after the file stem ([`Sound::name`]). Errors name
-    /// the file and the reason; nothing is allocated up front from the size a
-    /// header claims.
+    /// the file and the reason:
+    ///
+    /// | input | result |
+    /// | --- | --- |
+    /// | missing file, directory, pipe or device, unreadable | [`SoundError::Io`] |
+    /// | empty file, random bytes, malformed header | [`SoundError::NotWav`] |
+    /// | data ends before the length its header gives (even mid-sample) | [`SoundError::Truncated`] |
+    /// | 64-bit float, A-law, µ-law, ADPCM or other compressed data, more than 2 channels | [`SoundError::Unsupported`], naming the format |
+    /// | a data chunk with zero frames | [`SoundError::Empty`] |
+    /// | a rate outside [`SAMPLE_RATE_RANGE`] | [`SoundError::BadSampleRate`] |
+    /// | a NaN or infinite float sample | [`SoundError::NonFiniteSample`] |
+    ///
+    /// Nothing is allocated up front from the size a header claims (at most
+    /// a few megabytes are reserved; the rest grows with the data actually
+    /// read), and a non-regular file is refused without being opened, so a
+    /// FIFO cannot make the call wait.
     pub fn from_wav_file(path: impl AsRef<Path>) -> Result<Sound, SoundError> {
         let path = path.as_ref();
         let io_err = |source| SoundError::Io {
             path: path.to_path_buf(),
             source,
         };
-        let file = File::open(path).map_err(io_err)?;
-        let meta = file.metadata().map_err(io_err)?;
+        // Look before opening: opening a FIFO (or some devices) blocks until
+        // a writer appears, and a game must never hang on a bad path.
+        let meta = std::fs::metadata(path).map_err(io_err)?;
         if meta.is_dir() {
             return Err(io_err(io::Error::other("is a directory")));
         }
+        if !meta.is_file() {
+            return Err(io_err(io::Error::other(
+                "not a regular file (a pipe, socket or device)",
+            )));
+        }
+        let file = File::open(path).map_err(io_err)?;
         if meta.len() == 0 {
             return Err(SoundError::NotWav {
                 path: path.to_path_buf(),
@@ -329,35 +351,52 @@ impl Sound {
         Arc::ptr_eq(&a.data, &b.data)
     }
 
-    fn decode<R: Read + Seek>(reader: R, path: &Path, name: String) -> Result<Sound, SoundError> {
+    fn decode<R: Read + Seek>(
+        mut reader: R,
+        path: &Path,
+        name: String,
+    ) -> Result<Sound, SoundError> {
         let not_wav = |reason: String| SoundError::NotWav {
             path: path.to_path_buf(),
             reason,
         };
+        let unsupported = |reason: String| SoundError::Unsupported {
+            path: path.to_path_buf(),
+            reason,
+        };
+        // An I/O error the operating system reported is an I/O error; any
+        // other (end of data, hound's "failed to read enough bytes") means
+        // the data stopped early.
+        let os_error = |e: &io::Error| e.raw_os_error().is_some();
+        // Name formats hound refuses (or misreports) before handing over.
+        let fmt = sniff_fmt(&mut reader);
+        reader
+            .seek(io::SeekFrom::Start(0))
+            .map_err(|source| SoundError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        if let Some(reason) = fmt.as_ref().and_then(FmtInfo::unsupported) {
+            return Err(unsupported(reason));
+        }
         let mut wav = hound::WavReader::new(reader).map_err(|e| match e {
-            hound::Error::IoError(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
-                not_wav("the header ends early".into())
-            }
-            hound::Error::IoError(source) => SoundError::Io {
+            hound::Error::IoError(source) if os_error(&source) => SoundError::Io {
                 path: path.to_path_buf(),
                 source,
             },
-            hound::Error::Unsupported => SoundError::Unsupported {
-                path: path.to_path_buf(),
-                reason:
-                    "compressed or unknown sample encoding (only PCM and 32-bit float are read)"
-                        .into(),
-            },
+            hound::Error::IoError(_) => not_wav("the header ends early".into()),
+            hound::Error::Unsupported => unsupported(
+                "compressed or unknown sample encoding (only PCM and 32-bit float are read)".into(),
+            ),
             hound::Error::FormatError(reason) => not_wav(reason.to_string()),
             other => not_wav(other.to_string()),
         })?;
         let spec = wav.spec();
         let channels = spec.channels as usize;
         if channels > 2 {
-            return Err(SoundError::Unsupported {
-                path: path.to_path_buf(),
-                reason: format!("{channels} channels (only mono and stereo are played)"),
-            });
+            return Err(unsupported(format!(
+                "{channels} channels (only mono and stereo are played)"
+            )));
         }
         if !SAMPLE_RATE_RANGE.contains(&spec.sample_rate) {
             return Err(SoundError::BadSampleRate {
@@ -373,12 +412,25 @@ impl Sound {
             expected_frames,
             read_frames: (got / channels.max(1)) as u64,
         };
+        let encoding = |bits: u16| {
+            let container = fmt
+                .as_ref()
+                .filter(|f| f.channels > 0)
+                .map(|f| f.block_align / f.channels);
+            match container {
+                Some(bytes) => format!("{bits}-bit samples in {bytes}-byte containers"),
+                None => format!("{bits}-bit samples"),
+            }
+        };
         let map_read = |e: hound::Error, got: usize| match e {
-            hound::Error::IoError(e) if e.kind() == io::ErrorKind::UnexpectedEof => truncated(got),
-            hound::Error::IoError(source) => SoundError::Io {
+            hound::Error::IoError(source) if os_error(&source) => SoundError::Io {
                 path: path.to_path_buf(),
                 source,
             },
+            hound::Error::IoError(_) => truncated(got),
+            hound::Error::Unsupported
+            | hound::Error::TooWide
+            | hound::Error::InvalidSampleFormat => unsupported(encoding(spec.bits_per_sample)),
             other => not_wav(other.to_string()),
         };
         match (spec.sample_format, spec.bits_per_sample) {
@@ -394,11 +446,15 @@ impl Sound {
                     samples.push((v as f64 * scale) as f32);
                 }
             }
-            (format, bits) => {
-                return Err(SoundError::Unsupported {
-                    path: path.to_path_buf(),
-                    reason: format!("{bits}-bit {format:?} samples"),
-                })
+            (hound::SampleFormat::Float, bits) => {
+                return Err(unsupported(format!(
+                    "{bits}-bit float samples (only 32-bit float is read)"
+                )))
+            }
+            (hound::SampleFormat::Int, bits) => {
+                return Err(unsupported(format!(
+                    "{bits}-bit integer samples (8 to 32 bits are read)"
+                )))
             }
         }
         if samples.len() < claimed {
@@ -427,7 +483,7 @@ impl Sound {
                 sample_rate,
             });
         }
-        if samples.len() % channels != 0 {
+        if !samples.len().is_multiple_of(channels) {
             return Err(SoundError::PartialFrame {
                 path: path_buf(),
                 samples: samples.len(),
@@ -491,6 +547,111 @@ fn envelope(samples: &[f32], channels: usize, window_frames: usize) -> Box<[f32]
                 .fold(0.0f32, |m, &v| m.max(v))
         })
         .collect()
+}
+
+/// The parts of a WAV `fmt ` chunk needed to name a format, read without
+/// hound (which reports every encoding it does not read as the same error).
+#[derive(Debug)]
+struct FmtInfo {
+    tag: u16,
+    channels: u16,
+    block_align: u16,
+    bits: u16,
+    /// For `WAVE_FORMAT_EXTENSIBLE`: the format code inside the sub-format
+    /// GUID, when it is one of the standard `KSDATAFORMAT_SUBTYPE_*` GUIDs.
+    sub_tag: Option<u16>,
+}
+
+const WAVE_FORMAT_EXTENSIBLE: u16 = 0xFFFE;
+/// Bytes 4..16 of every standard `KSDATAFORMAT_SUBTYPE_*` GUID; bytes 0..4
+/// are the classic format tag.
+const KSDATAFORMAT_GUID_TAIL: [u8; 12] = [
+    0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71,
+];
+/// Chunks looked at before giving up on finding `fmt `.
+const MAX_SNIFF_CHUNKS: usize = 64;
+
+impl FmtInfo {
+    /// Why this format is not played, or `None` if hound should read it.
+    fn unsupported(&self) -> Option<String> {
+        let tag = if self.tag == WAVE_FORMAT_EXTENSIBLE {
+            self.sub_tag?
+        } else {
+            self.tag
+        };
+        match tag {
+            0x0001 => None,
+            0x0003 if self.bits == 32 => None,
+            0x0003 => Some(format!(
+                "{}-bit float samples (only 32-bit float is read)",
+                self.bits
+            )),
+            other => Some(format!(
+                "{} data (only PCM and 32-bit float are read)",
+                format_name(other)
+            )),
+        }
+    }
+}
+
+/// A human name for a WAV format tag.
+fn format_name(tag: u16) -> String {
+    match tag {
+        0x0002 => "Microsoft ADPCM".into(),
+        0x0006 => "A-law".into(),
+        0x0007 => "\u{b5}-law".into(),
+        0x0011 => "IMA ADPCM".into(),
+        0x0031 => "GSM 6.10".into(),
+        0x0050 => "MPEG audio".into(),
+        0x0055 => "MP3".into(),
+        0x0000 => "format-tag-0 (unknown)".into(),
+        other => format!("format tag 0x{other:04X}"),
+    }
+}
+
+/// Walks the RIFF chunks to the `fmt ` chunk and reads it. Seeks over other
+/// chunks (no allocation), looks at no more than [`MAX_SNIFF_CHUNKS`], and
+/// gives `None` for anything it cannot make sense of: hound then reports it.
+fn sniff_fmt<R: Read + Seek>(r: &mut R) -> Option<FmtInfo> {
+    let mut head = [0u8; 12];
+    r.read_exact(&mut head).ok()?;
+    if &head[0..4] != b"RIFF" || &head[8..12] != b"WAVE" {
+        return None;
+    }
+    for _ in 0..MAX_SNIFF_CHUNKS {
+        let mut chunk = [0u8; 8];
+        r.read_exact(&mut chunk).ok()?;
+        let len = u32::from_le_bytes([chunk[4], chunk[5], chunk[6], chunk[7]]);
+        match &chunk[0..4] {
+            b"fmt " => {
+                let mut f = [0u8; 40];
+                let n = (len as usize).min(f.len());
+                if n < 16 {
+                    return None;
+                }
+                r.read_exact(&mut f[..n]).ok()?;
+                let u16_at = |i: usize| u16::from_le_bytes([f[i], f[i + 1]]);
+                let tag = u16_at(0);
+                let sub_tag = (tag == WAVE_FORMAT_EXTENSIBLE
+                    && n == 40
+                    && f[26..28] == [0, 0]
+                    && f[28..40] == KSDATAFORMAT_GUID_TAIL)
+                    .then(|| u16_at(24));
+                return Some(FmtInfo {
+                    tag,
+                    channels: u16_at(2),
+                    block_align: u16_at(12),
+                    bits: u16_at(14),
+                    sub_tag,
+                });
+            }
+            b"data" => return None,
+            _ => {
+                r.seek(io::SeekFrom::Current(i64::from(len))).ok()?;
+            }
+        }
+    }
+    None
 }
 
 impl SoundData {
