@@ -285,7 +285,13 @@ impl Engine {
         }
         .validate()?;
         let (tx, rx) = crossbeam_channel::bounded(settings.command_capacity);
-        let (prod, cons) = HeapRb::<TimedEvent>::new(settings.event_capacity).split();
+        // The audio side never pushes an event it has no room for: it takes a
+        // command only while the ring can still hold that command's events
+        // plus one `Ended` for every voice already sounding (see
+        // `Mixer::drain_commands`). `voices + 2` more than the game-side
+        // capacity lets at least `event_capacity / 2` plays through per block.
+        let ring = settings.event_capacity + settings.voices + 2;
+        let (prod, cons) = HeapRb::<TimedEvent>::new(ring).split();
         let counters = Arc::new(Counters::new(settings.voices));
         let mixer = Mixer::new(&settings, out_rate, rx, prod, Arc::clone(&counters));
         let shared = Arc::new(Shared {
@@ -322,8 +328,16 @@ impl Engine {
     /// As [`Engine::drain_events`], with the output frame of each event.
     pub fn drain_timed_events(&mut self) -> Vec<TimedEvent> {
         let mut game = self.controller.lock();
-        game.pump(&self.controller.shared.counters);
-        game.backlog.drain(..).collect()
+        let mut out: Vec<TimedEvent> = game.backlog.drain(..).collect();
+        // Everything still in the audio side's queue goes straight to the
+        // caller: the backlog limit is for events nobody is reading.
+        while let Some(ev) = game.events.try_pop() {
+            if ev.event.is_terminal() {
+                game.live.remove(&ev.event.voice().0);
+            }
+            out.push(ev);
+        }
+        out
     }
 
     /// True from a successful `play` until the voice's terminal event

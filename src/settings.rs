@@ -41,7 +41,14 @@ pub struct EngineSettings {
     pub command_capacity: usize,
     /// Events held for the game between [`crate::Engine::drain_events`]
     /// calls; beyond this the oldest are dropped and counted in
-    /// [`crate::Stats::lost_events`]. Default 4096.
+    /// [`crate::Stats::lost_events`] (`is_playing` stays exact). Default 4096.
+    ///
+    /// The audio side's own queue holds `event_capacity + voices + 2`; the
+    /// mixer applies a command only while that queue has room for its events
+    /// and for an `Ended` from every sounding voice, so it never drops an
+    /// event. A small capacity therefore also limits how many plays take
+    /// effect per block (about `event_capacity / 2` until the game side
+    /// next reads events; every call to the engine does).
     pub event_capacity: usize,
     /// Voices younger than this are passed over for stealing while an older
     /// candidate exists. Default 30 ms.
