@@ -1,4 +1,19 @@
 //! [`EngineSettings`] and [`StealPolicy`]: what is fixed when an engine starts.
+//!
+//! Settings are checked by [`EngineSettings::validate`] when an engine is
+//! made. Unlike play parameters, nothing is clamped: a value out of range
+//! makes the engine constructor return [`EngineError::InvalidSettings`]
+//! naming the field, because settings are written once, by a programmer,
+//! and a typo there should be loud.
+//!
+//! | field | accepted |
+//! | --- | --- |
+//! | `voices` | `1..=`[`MAX_VOICES`] |
+//! | `sample_rate` | [`OUTPUT_RATE_RANGE`] |
+//! | `command_capacity`, `event_capacity` | `1..=1_048_576` |
+//! | `min_voice_age`, `steal_fade`, `stop_fade`, `param_ramp` | at most 60 s (0 is allowed: no fade, a cut) |
+//! | `master_gain` | finite, `0.0..=16.0` |
+//! | `buffer_frames` | `None` or at least 1 |
 
 use std::time::Duration;
 
