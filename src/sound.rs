@@ -218,8 +218,9 @@ const BYTES_ORIGIN: &str = "<bytes>";
 
 impl Sound {
     /// Loads a WAV file: 8, 16, 24 or 32-bit integer PCM or 32-bit float,
-    /// mono or stereo, plain or `WAVE_FORMAT_EXTENSIBLE` headers, at any rate
-    /// in [`SAMPLE_RATE_RANGE`].
+    /// mono or stereo, plain or `WAVE_FORMAT_EXTENSIBLE` headers (including
+    /// fewer valid bits than the container, such as 24 bits in 4 bytes), at
+    /// any rate in [`SAMPLE_RATE_RANGE`].
     ///
     /// The sound is named after the file stem ([`Sound::name`]). Errors name
     /// the file and the reason:
@@ -433,6 +434,51 @@ impl Sound {
             | hound::Error::InvalidSampleFormat => unsupported(encoding(spec.bits_per_sample)),
             other => not_wav(other.to_string()),
         };
+        // Integer samples with fewer valid bits than their container holds
+        // (WAVE_FORMAT_EXTENSIBLE: 12 bits in 2 bytes, 20 in 3, 24 in 4) are
+        // decoded here: hound reads only 24-in-4, and that one from the low
+        // three bytes, while the format puts the valid bits at the top.
+        let padded = fmt
+            .as_ref()
+            .filter(|f| f.channels == spec.channels && f.valid_bits == Some(spec.bits_per_sample))
+            .map(|f| f.block_align / f.channels)
+            .filter(|&bytes| {
+                spec.sample_format == hound::SampleFormat::Int
+                    && (1..=4).contains(&bytes)
+                    && u32::from(spec.bits_per_sample) < u32::from(bytes) * 8
+            });
+        if let Some(bytes) = padded {
+            let mut data = wav.into_inner();
+            let ints = read_container_ints(&mut data, bytes, claimed).map_err(|(e, got)| {
+                if os_error(&e) {
+                    SoundError::Io {
+                        path: path.to_path_buf(),
+                        source: e,
+                    }
+                } else {
+                    truncated(got)
+                }
+            })?;
+            // Some writers (hound among them) put 24 valid bits in the *low*
+            // three bytes of a 4-byte container, with a zero or sign-extended
+            // top byte. Data placed as the format says has zero low bytes;
+            // such data has non-zero ones and a top byte that carries nothing.
+            let right_justified = bytes == 4
+                && spec.bits_per_sample == 24
+                && ints.iter().any(|&v| v & 0xFF != 0)
+                && (ints.iter().all(|&v| v >> 24 == 0) || ints.iter().all(|&v| (v << 8) >> 8 == v));
+            if right_justified {
+                let scale = 1.0 / f64::from(1u32 << 23);
+                samples.extend(
+                    ints.iter()
+                        .map(|&v| (f64::from((v << 8) >> 8) * scale) as f32),
+                );
+            } else {
+                let scale = 1.0 / f64::from(1u32 << 31);
+                samples.extend(ints.iter().map(|&v| (f64::from(v) * scale) as f32));
+            }
+            return Self::build(path, name, channels, spec.sample_rate, samples);
+        }
         match (spec.sample_format, spec.bits_per_sample) {
             (hound::SampleFormat::Float, 32) => {
                 for s in wav.samples::<f32>() {
@@ -557,6 +603,9 @@ struct FmtInfo {
     channels: u16,
     block_align: u16,
     bits: u16,
+    /// For `WAVE_FORMAT_EXTENSIBLE`: the valid bits per sample (as hound
+    /// reads them: 0 means "same as the container"); otherwise `bits`.
+    valid_bits: Option<u16>,
     /// For `WAVE_FORMAT_EXTENSIBLE`: the format code inside the sub-format
     /// GUID, when it is one of the standard `KSDATAFORMAT_SUBTYPE_*` GUIDs.
     sub_tag: Option<u16>,
@@ -609,6 +658,32 @@ fn format_name(tag: u16) -> String {
     }
 }
 
+/// Reads `count` little-endian integer samples of `bytes` (1 to 4) each, as
+/// stored (8-bit unsigned, wider signed), shifted to the top of an `i32` so
+/// that full scale is `i32` full scale. On a short read, gives the error
+/// and how many whole samples came before it.
+fn read_container_ints<R: Read>(
+    r: &mut R,
+    bytes: u16,
+    count: usize,
+) -> Result<Vec<i32>, (io::Error, usize)> {
+    let bytes = usize::from(bytes);
+    let mut r = io::BufReader::new(r);
+    let mut out = Vec::with_capacity(count.min(MAX_UP_FRONT_SAMPLES));
+    for _ in 0..count {
+        // Little-endian bytes go to the top of the word: buf[4 - bytes..].
+        let mut buf = [0u8; 4];
+        r.read_exact(&mut buf[4 - bytes..])
+            .map_err(|e| (e, out.len()))?;
+        let mut v = i32::from_le_bytes(buf);
+        if bytes == 1 {
+            v = v.wrapping_sub(i32::MIN); // 8-bit WAV is unsigned
+        }
+        out.push(v);
+    }
+    Ok(out)
+}
+
 /// Walks the RIFF chunks to the `fmt ` chunk and reads it. Seeks over other
 /// chunks (no allocation), looks at no more than [`MAX_SNIFF_CHUNKS`], and
 /// gives `None` for anything it cannot make sense of: hound then reports it.
@@ -637,11 +712,23 @@ fn sniff_fmt<R: Read + Seek>(r: &mut R) -> Option<FmtInfo> {
                     && f[26..28] == [0, 0]
                     && f[28..40] == KSDATAFORMAT_GUID_TAIL)
                     .then(|| u16_at(24));
+                let bits = u16_at(14);
+                let valid_bits = if tag != WAVE_FORMAT_EXTENSIBLE {
+                    Some(bits)
+                } else if n >= 20 {
+                    Some(match u16_at(18) {
+                        0 => bits,
+                        v => v,
+                    })
+                } else {
+                    None
+                };
                 return Some(FmtInfo {
                     tag,
                     channels: u16_at(2),
                     block_align: u16_at(12),
-                    bits: u16_at(14),
+                    bits,
+                    valid_bits,
                     sub_tag,
                 });
             }

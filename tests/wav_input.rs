@@ -445,12 +445,20 @@ fn six_channels_are_unsupported() {
     assert!(e.to_string().contains("6 channels"), "{e}");
 }
 
-/// Integer samples in a container hound cannot split (12 valid bits in 2
-/// bytes) are reported as unsupported, not as a broken file.
+/// WAVE_FORMAT_EXTENSIBLE integer samples with fewer valid bits than their
+/// container (12 in 2 bytes, 20 in 3, 24 in 4) are stored left-justified:
+/// the container read as a whole integer is the sample. hound itself writes
+/// 24-in-4 right-justified (sign-extended low three bytes); both load.
 #[test]
-fn odd_valid_bits_are_unsupported() {
-    let dir = Scratch::new("bits12");
-    let p = dir.path("s12.wav");
+fn padded_integer_containers_load() {
+    let dir = Scratch::new("padded");
+    let le = |vals: &[i32], bytes: usize| -> Vec<u8> {
+        vals.iter()
+            .flat_map(|v| v.to_le_bytes()[..bytes].to_vec())
+            .collect()
+    };
+    // 12 valid bits in 2 bytes: values are multiples of 16.
+    let p = dir.path("s12in16.wav");
     let fmt = Fmt {
         tag: 1,
         channels: 1,
@@ -458,12 +466,115 @@ fn odd_valid_bits_are_unsupported() {
         container: 2,
         ext: Some((12, 1)),
     };
+    write(
+        &p,
+        &craft(&fmt, &le(&[0x7FF0, -0x8000, 0x0010, 0], 2), None),
+    );
+    let s = load(&p).unwrap();
+    assert_eq!(
+        s.samples(),
+        [0x7FF0 as f32 / 32_768.0, -1.0, 16.0 / 32_768.0, 0.0]
+    );
+
+    // 20 valid bits in 3 bytes, stereo.
+    let p = dir.path("s20in24.wav");
+    let fmt = Fmt {
+        tag: 1,
+        channels: 2,
+        rate: 96_000,
+        container: 3,
+        ext: Some((20, 1)),
+    };
+    let vals = [0x40_0000, -0x40_0000, 0x00_0010, -0x80_0000];
+    write(&p, &craft(&fmt, &le(&vals, 3), None));
+    assert_eq!(
+        load(&p).unwrap().samples(),
+        [0.5, -0.5, 16.0 / 8_388_608.0, -1.0]
+    );
+
+    // 24 valid bits in 4 bytes, left-justified as the format says.
+    let p = dir.path("s24in32_left.wav");
+    let fmt = Fmt {
+        tag: 1,
+        channels: 1,
+        rate: 48_000,
+        container: 4,
+        ext: Some((24, 1)),
+    };
+    let vals: Vec<i32> = [0x40_0000, -0x40_0000, 0x12_3456, -1]
+        .iter()
+        .map(|v| v << 8)
+        .collect();
+    write(&p, &craft(&fmt, &le(&vals, 4), None));
+    let s = load(&p).unwrap();
+    assert_eq!(s.samples()[..2], [0.5, -0.5]);
+    assert_eq!(s.samples()[2], 0x12_3456 as f32 / 8_388_608.0);
+    assert_eq!(s.samples()[3], -1.0 / 8_388_608.0);
+
+    // The same values as hound writes them (right-justified).
+    let p = dir.path("s24in32_hound.wav");
+    let spec = hound::WavSpec {
+        channels: 1,
+        sample_rate: 48_000,
+        bits_per_sample: 24,
+        sample_format: hound::SampleFormat::Int,
+    };
+    let bytes = {
+        let mut cur = std::io::Cursor::new(Vec::new());
+        let mut w = hound::WavWriter::new_with_spec_ex(
+            &mut cur,
+            hound::WavSpecEx {
+                spec,
+                bytes_per_sample: 4,
+            },
+        )
+        .unwrap();
+        for v in [0x40_0000, -0x40_0000, 0x12_3456, -1] {
+            w.write_sample(v).unwrap();
+        }
+        w.finalize().unwrap();
+        cur.into_inner()
+    };
+    write(&p, &bytes);
+    let s = load(&p).unwrap();
+    assert_eq!(s.samples()[..2], [0.5, -0.5]);
+    assert_eq!(s.samples()[2], 0x12_3456 as f32 / 8_388_608.0);
+    assert_eq!(s.samples()[3], -1.0 / 8_388_608.0);
+
+    // Cut mid-sample: truncated, whole frames counted.
+    let cut = dir.path("s24in32_cut.wav");
+    write(&cut, &bytes[..bytes.len() - 2]);
+    match load_err(&cut) {
+        SoundError::Truncated {
+            expected_frames,
+            read_frames,
+            ..
+        } => {
+            assert_eq!((expected_frames, read_frames), (4, 3))
+        }
+        e => panic!("{e:?}"),
+    }
+}
+
+/// More valid bits than the container holds is a container voicepool does
+/// not read: unsupported, saying what it is.
+#[test]
+fn valid_bits_beyond_the_container_are_unsupported() {
+    let dir = Scratch::new("bits32in16");
+    let p = dir.path("s32in16.wav");
+    let fmt = Fmt {
+        tag: 1,
+        channels: 1,
+        rate: 48_000,
+        container: 2,
+        ext: Some((32, 1)),
+    };
     write(&p, &craft(&fmt, &[0x10, 0x00, 0xF0, 0xFF], None));
     let e = load_err(&p);
     assert!(matches!(e, SoundError::Unsupported { .. }), "{e:?}");
     assert!(
         e.to_string()
-            .contains("12-bit samples in 2-byte containers"),
+            .contains("32-bit samples in 2-byte containers"),
         "{e}"
     );
 }
