@@ -357,41 +357,59 @@ impl Sound {
         path: &Path,
         name: String,
     ) -> Result<Sound, SoundError> {
+        let rewind = |r: &mut R, at: u64| {
+            r.seek(io::SeekFrom::Start(at))
+                .map(drop)
+                .map_err(|source| SoundError::Io {
+                    path: path.to_path_buf(),
+                    source,
+                })
+        };
+        // Name formats hound refuses (or misreports) before handing over.
+        let walk = walk_chunks(&mut reader, false);
+        rewind(&mut reader, 0)?;
+        let fmt = walk.fmt.map(|(f, _)| f);
+        if let Some(reason) = fmt.as_ref().and_then(FmtInfo::unsupported) {
+            return Err(unsupported(path, reason));
+        }
+        let first_error = match hound::WavReader::new(&mut reader) {
+            Ok(wav) => return Self::decode_samples(wav, fmt, path, name),
+            Err(e) => e,
+        };
+        // hound skips chunks without RIFF's pad byte after an odd-sized one,
+        // reads only 4 bytes of a `fact` chunk and 40 of a longer extensible
+        // `fmt `. Files that trip on that get one more try: the chunks walked
+        // as RIFF says, and hound handed a minimal header (fmt + data) in
+        // front of the data.
+        rewind(&mut reader, 0)?;
+        let walk = walk_chunks(&mut reader, true);
+        if let (Some((fmt, raw)), Some((data_len, data_at))) = (walk.fmt, walk.data) {
+            if let Some(reason) = fmt.unsupported() {
+                return Err(unsupported(path, reason));
+            }
+            if let Some(header) = minimal_header(&fmt, &raw, data_len) {
+                rewind(&mut reader, data_at)?;
+                let chained = io::Cursor::new(header).chain(&mut reader);
+                if let Ok(wav) = hound::WavReader::new(chained) {
+                    return Self::decode_samples(wav, Some(fmt), path, name);
+                }
+            }
+        }
+        Err(header_error(first_error, path))
+    }
+
+    /// Reads the samples of a WAV whose header hound has accepted.
+    fn decode_samples<R: Read>(
+        mut wav: hound::WavReader<R>,
+        fmt: Option<FmtInfo>,
+        path: &Path,
+        name: String,
+    ) -> Result<Sound, SoundError> {
         let not_wav = |reason: String| SoundError::NotWav {
             path: path.to_path_buf(),
             reason,
         };
-        let unsupported = |reason: String| SoundError::Unsupported {
-            path: path.to_path_buf(),
-            reason,
-        };
-        // An I/O error the operating system reported is an I/O error; any
-        // other (end of data, hound's "failed to read enough bytes") means
-        // the data stopped early.
-        let os_error = |e: &io::Error| e.raw_os_error().is_some();
-        // Name formats hound refuses (or misreports) before handing over.
-        let fmt = sniff_fmt(&mut reader);
-        reader
-            .seek(io::SeekFrom::Start(0))
-            .map_err(|source| SoundError::Io {
-                path: path.to_path_buf(),
-                source,
-            })?;
-        if let Some(reason) = fmt.as_ref().and_then(FmtInfo::unsupported) {
-            return Err(unsupported(reason));
-        }
-        let mut wav = hound::WavReader::new(reader).map_err(|e| match e {
-            hound::Error::IoError(source) if os_error(&source) => SoundError::Io {
-                path: path.to_path_buf(),
-                source,
-            },
-            hound::Error::IoError(_) => not_wav("the header ends early".into()),
-            hound::Error::Unsupported => unsupported(
-                "compressed or unknown sample encoding (only PCM and 32-bit float are read)".into(),
-            ),
-            hound::Error::FormatError(reason) => not_wav(reason.to_string()),
-            other => not_wav(other.to_string()),
-        })?;
+        let unsupported = |reason: String| unsupported(path, reason);
         let spec = wav.spec();
         let channels = spec.channels as usize;
         if channels > 2 {
@@ -424,7 +442,7 @@ impl Sound {
             }
         };
         let map_read = |e: hound::Error, got: usize| match e {
-            hound::Error::IoError(source) if os_error(&source) => SoundError::Io {
+            hound::Error::IoError(source) if is_os_error(&source) => SoundError::Io {
                 path: path.to_path_buf(),
                 source,
             },
@@ -450,7 +468,7 @@ impl Sound {
         if let Some(bytes) = padded {
             let mut data = wav.into_inner();
             let ints = read_container_ints(&mut data, bytes, claimed).map_err(|(e, got)| {
-                if os_error(&e) {
+                if is_os_error(&e) {
                     SoundError::Io {
                         path: path.to_path_buf(),
                         source: e,
@@ -684,61 +702,143 @@ fn read_container_ints<R: Read>(
     Ok(out)
 }
 
-/// Walks the RIFF chunks to the `fmt ` chunk and reads it. Seeks over other
-/// chunks (no allocation), looks at no more than [`MAX_SNIFF_CHUNKS`], and
-/// gives `None` for anything it cannot make sense of: hound then reports it.
-fn sniff_fmt<R: Read + Seek>(r: &mut R) -> Option<FmtInfo> {
+/// An I/O error the operating system reported is an I/O error; any other
+/// (end of data, hound's "failed to read enough bytes") means the data
+/// stopped early.
+fn is_os_error(e: &io::Error) -> bool {
+    e.raw_os_error().is_some()
+}
+
+fn unsupported(path: &Path, reason: String) -> SoundError {
+    SoundError::Unsupported {
+        path: path.to_path_buf(),
+        reason,
+    }
+}
+
+/// What a header hound refused means for the caller.
+fn header_error(e: hound::Error, path: &Path) -> SoundError {
+    let not_wav = |reason: String| SoundError::NotWav {
+        path: path.to_path_buf(),
+        reason,
+    };
+    match e {
+        hound::Error::IoError(source) if is_os_error(&source) => SoundError::Io {
+            path: path.to_path_buf(),
+            source,
+        },
+        hound::Error::IoError(_) => not_wav("the header ends early".into()),
+        hound::Error::Unsupported => unsupported(
+            path,
+            "compressed or unknown sample encoding (only PCM and 32-bit float are read)".into(),
+        ),
+        hound::Error::FormatError(reason) => not_wav(reason.to_string()),
+        other => not_wav(other.to_string()),
+    }
+}
+
+/// What a walk over the RIFF chunks found.
+#[derive(Default)]
+struct Walk {
+    /// The last `fmt ` chunk before `data`: parsed, and its first 40 bytes.
+    fmt: Option<(FmtInfo, [u8; 40])>,
+    /// The `data` chunk: its declared length and where its bytes start.
+    data: Option<(u32, u64)>,
+}
+
+/// Walks the RIFF chunks up to `data`, seeking over the others (nothing is
+/// allocated), looking at no more than [`MAX_SNIFF_CHUNKS`]. With `padded`,
+/// odd-sized chunks are followed by a pad byte, as RIFF says; without, as
+/// hound reads them. Stops quietly at anything it cannot make sense of.
+fn walk_chunks<R: Read + Seek>(r: &mut R, padded: bool) -> Walk {
+    let mut walk = Walk::default();
     let mut head = [0u8; 12];
-    r.read_exact(&mut head).ok()?;
-    if &head[0..4] != b"RIFF" || &head[8..12] != b"WAVE" {
-        return None;
+    if r.read_exact(&mut head).is_err() || &head[0..4] != b"RIFF" || &head[8..12] != b"WAVE" {
+        return walk;
     }
     for _ in 0..MAX_SNIFF_CHUNKS {
         let mut chunk = [0u8; 8];
-        r.read_exact(&mut chunk).ok()?;
+        if r.read_exact(&mut chunk).is_err() {
+            return walk;
+        }
         let len = u32::from_le_bytes([chunk[4], chunk[5], chunk[6], chunk[7]]);
+        let mut skip = i64::from(len);
         match &chunk[0..4] {
             b"fmt " => {
                 let mut f = [0u8; 40];
                 let n = (len as usize).min(f.len());
-                if n < 16 {
-                    return None;
+                if n < 16 || r.read_exact(&mut f[..n]).is_err() {
+                    return walk;
                 }
-                r.read_exact(&mut f[..n]).ok()?;
-                let u16_at = |i: usize| u16::from_le_bytes([f[i], f[i + 1]]);
-                let tag = u16_at(0);
-                let sub_tag = (tag == WAVE_FORMAT_EXTENSIBLE
-                    && n == 40
-                    && f[26..28] == [0, 0]
-                    && f[28..40] == KSDATAFORMAT_GUID_TAIL)
-                    .then(|| u16_at(24));
-                let bits = u16_at(14);
-                let valid_bits = if tag != WAVE_FORMAT_EXTENSIBLE {
-                    Some(bits)
-                } else if n >= 20 {
-                    Some(match u16_at(18) {
-                        0 => bits,
-                        v => v,
-                    })
-                } else {
-                    None
-                };
-                return Some(FmtInfo {
-                    tag,
-                    channels: u16_at(2),
-                    block_align: u16_at(12),
-                    bits,
-                    valid_bits,
-                    sub_tag,
-                });
+                if let Some(info) = parse_fmt(&f[..n]) {
+                    walk.fmt = Some((info, f));
+                }
+                skip -= n as i64;
             }
-            b"data" => return None,
-            _ => {
-                r.seek(io::SeekFrom::Current(i64::from(len))).ok()?;
+            b"data" => {
+                if let Ok(at) = r.stream_position() {
+                    walk.data = Some((len, at));
+                }
+                return walk;
             }
+            _ => {}
+        }
+        if padded && len % 2 == 1 {
+            skip += 1;
+        }
+        if r.seek(io::SeekFrom::Current(skip)).is_err() {
+            return walk;
         }
     }
-    None
+    walk
+}
+
+/// Reads a `fmt ` chunk's bytes (at least 16).
+fn parse_fmt(f: &[u8]) -> Option<FmtInfo> {
+    let u16_at = |i: usize| f.get(i..i + 2).map(|b| u16::from_le_bytes([b[0], b[1]]));
+    let tag = u16_at(0)?;
+    let bits = u16_at(14)?;
+    let extensible = tag == WAVE_FORMAT_EXTENSIBLE;
+    let sub_tag = f
+        .get(24..40)
+        .filter(|g| extensible && g[2..4] == [0, 0] && g[4..] == KSDATAFORMAT_GUID_TAIL)
+        .map(|g| u16::from_le_bytes([g[0], g[1]]));
+    let valid_bits = if !extensible {
+        Some(bits)
+    } else {
+        u16_at(18).map(|v| if v == 0 { bits } else { v })
+    };
+    Some(FmtInfo {
+        tag,
+        channels: u16_at(2)?,
+        block_align: u16_at(12)?,
+        bits,
+        valid_bits,
+        sub_tag,
+    })
+}
+
+/// A header hound reads: RIFF, the `fmt ` chunk trimmed to the size hound
+/// expects for its format, and the `data` chunk header.
+fn minimal_header(fmt: &FmtInfo, raw: &[u8; 40], data_len: u32) -> Option<Vec<u8>> {
+    let fmt_len: usize = match fmt.tag {
+        0x0001 | 0x0003 => 16,
+        WAVE_FORMAT_EXTENSIBLE => 40,
+        _ => return None,
+    };
+    let mut h = Vec::with_capacity(12 + 8 + fmt_len + 8);
+    h.extend_from_slice(b"RIFF");
+    h.extend_from_slice(
+        &(4 + 8 + fmt_len as u32 + 8)
+            .saturating_add(data_len)
+            .to_le_bytes(),
+    );
+    h.extend_from_slice(b"WAVEfmt ");
+    h.extend_from_slice(&(fmt_len as u32).to_le_bytes());
+    h.extend_from_slice(&raw[..fmt_len]);
+    h.extend_from_slice(b"data");
+    h.extend_from_slice(&data_len.to_le_bytes());
+    Some(h)
 }
 
 impl SoundData {

@@ -321,6 +321,77 @@ fn plain_float_header_and_unknown_chunks_load() {
     assert_eq!(load(&p).unwrap().samples(), [0.5, -0.75]);
 }
 
+/// Inserts raw chunk bytes just before the `data` chunk of a crafted file
+/// and fixes the RIFF length.
+fn insert_before_data(mut bytes: Vec<u8>, chunk: &[u8]) -> Vec<u8> {
+    let at = bytes.windows(4).position(|w| w == b"data").unwrap();
+    bytes.splice(at..at, chunk.iter().copied());
+    let riff = (bytes.len() - 8) as u32;
+    bytes[4..8].copy_from_slice(&riff.to_le_bytes());
+    bytes
+}
+
+/// Chunk layouts real writers produce that hound alone misreads: an
+/// odd-sized chunk followed by its RIFF pad byte, a `fact` chunk longer than
+/// 4 bytes, an extensible `fmt ` chunk with extra bytes. And one writers get
+/// wrong (an odd chunk without the pad byte), which still loads.
+#[test]
+fn riff_padding_long_fact_and_long_fmt_chunks_load() {
+    let dir = Scratch::new("chunks");
+    let data: Vec<u8> = [1000i16, -2000, 3000]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let expected = [1000.0 / 32_768.0, -2000.0 / 32_768.0, 3000.0 / 32_768.0];
+    let pcm = Fmt {
+        tag: 1,
+        channels: 1,
+        rate: 44_100,
+        container: 2,
+        ext: None,
+    };
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        (
+            "odd_list_padded",
+            insert_before_data(craft(&pcm, &data, None), b"LIST\x05\0\0\0INFOx\0"),
+        ),
+        (
+            "odd_list_unpadded",
+            insert_before_data(craft(&pcm, &data, None), b"LIST\x05\0\0\0INFOx"),
+        ),
+        (
+            "long_fact",
+            insert_before_data(
+                craft(&pcm, &data, None),
+                b"fact\x08\0\0\0\x03\0\0\0\0\0\0\0",
+            ),
+        ),
+        ("long_ext_fmt", {
+            let ext = Fmt {
+                tag: 1,
+                channels: 1,
+                rate: 44_100,
+                container: 2,
+                ext: Some((16, 1)),
+            };
+            let mut b = craft(&ext, &data, None);
+            // fmt chunk length 40 -> 48, with 8 extra bytes after it.
+            b[16..20].copy_from_slice(&48u32.to_le_bytes());
+            b.splice(60..60, [0xEEu8; 8]);
+            let riff = (b.len() - 8) as u32;
+            b[4..8].copy_from_slice(&riff.to_le_bytes());
+            b
+        }),
+    ];
+    for (name, bytes) in cases {
+        let p = dir.path(&format!("{name}.wav"));
+        write(&p, &bytes);
+        let s = load(&p).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(s.samples(), expected, "{name}");
+        assert_eq!(s.sample_rate(), 44_100, "{name}");
+    }
+}
+
 // ------------------------------------------ valid files in other formats
 
 #[test]
