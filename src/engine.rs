@@ -124,11 +124,16 @@ impl GameState {
             self.in_flight.push(Arc::clone(sound));
         }
         if self.in_flight.len() >= self.prune_at {
-            // Count 1: only this list holds it; the audio side is done with it
-            // and can never get it back (it only receives sounds from here).
-            self.in_flight.retain(|s| Arc::strong_count(s) > 1);
-            self.prune_at = (self.in_flight.len() * 2).max(16);
+            self.prune();
         }
+    }
+
+    /// Lets go of sounds nobody else holds. Count 1: only this list holds
+    /// it; the audio side is done with it and can never get it back (it
+    /// only receives sounds from here, and a queued command holds a count).
+    fn prune(&mut self) {
+        self.in_flight.retain(|s| Arc::strong_count(s) > 1);
+        self.prune_at = (self.in_flight.len() * 2).max(16);
     }
 }
 
@@ -337,7 +342,19 @@ impl Engine {
             }
             out.push(ev);
         }
+        // Once a frame or so is often enough to free sounds the game has
+        // dropped and the audio side has finished with (a large music
+        // track should not wait for fifteen more sounds to be played).
+        game.prune();
         out
+    }
+
+    /// Sounds the game side still holds for the audio side (tests and soak
+    /// runs: after every voice has ended, the game has dropped its sounds
+    /// and events have been drained, this is 0).
+    #[doc(hidden)]
+    pub fn sounds_in_flight(&self) -> usize {
+        self.controller.lock().in_flight.len()
     }
 
     /// True from a successful `play` until the voice's terminal event

@@ -218,3 +218,30 @@ fn controllers_on_many_threads_lose_nothing() {
     );
     assert!(accepted.iter().all(|h| !engine.is_playing(*h)));
 }
+
+/// A sound the game has dropped is freed by the next `drain_events` after
+/// its last voice ends, not kept until many more sounds have been played
+/// (a large music track must not linger).
+#[test]
+fn dropped_sounds_are_freed_once_their_voices_end() {
+    let mut engine = OfflineEngine::new(EngineSettings::default()).unwrap();
+    let music = Sound::from_samples(2, 48_000, vec![0.1; 2 * 4_800]).unwrap();
+    let sfx = blip();
+    let h = engine
+        .play(&music, PlayParams::default().looping(true))
+        .unwrap();
+    engine.play(&sfx, PlayParams::default()).unwrap();
+    drop(music);
+    engine.render(480);
+    engine.drain_events().for_each(drop);
+    // The looping voice still holds the music: it must be kept.
+    assert_eq!(engine.sounds_in_flight(), 2);
+    engine.stop(h).unwrap();
+    engine.render(4_800);
+    engine.drain_events().for_each(drop);
+    // The game still holds `sfx`; the music is gone.
+    assert_eq!(engine.sounds_in_flight(), 1);
+    drop(sfx);
+    engine.drain_events().for_each(drop);
+    assert_eq!(engine.sounds_in_flight(), 0);
+}
