@@ -245,3 +245,29 @@ fn dropped_sounds_are_freed_once_their_voices_end() {
     engine.drain_events().for_each(drop);
     assert_eq!(engine.sounds_in_flight(), 0);
 }
+
+/// When the audio side is gone (its mixer dropped, as after a device
+/// failure), calls return `EngineStopped` at once; nothing blocks and no
+/// handle is issued.
+#[test]
+fn a_stopped_audio_side_is_an_error_not_a_hang() {
+    let (mut engine, mut mixer) = Engine::new(EngineSettings::default()).unwrap();
+    let sound = blip();
+    let h = engine.play(&sound, PlayParams::default()).unwrap();
+    let mut block = [0.0f32; 2 * 480];
+    mixer.process(&mut block);
+    drop(mixer);
+    assert_eq!(
+        engine.play(&sound, PlayParams::default()),
+        Err(PlayError::EngineStopped)
+    );
+    assert_eq!(engine.stop_all(), Err(PlayError::EngineStopped));
+    // The events reported before the end are still there.
+    let events: Vec<Event> = engine.drain_events().collect();
+    assert_eq!(
+        events,
+        [Event::Started { voice: h }, Event::Ended { voice: h }]
+    );
+    assert!(!engine.is_playing(h));
+    assert_eq!(engine.stats().dropped_commands, 0);
+}
