@@ -4,11 +4,11 @@
 //! corruptions of real WAV files (every header byte set to edge values,
 //! random bit flips, cuts at every length). No nightly toolchain needed.
 
-mod common;
+mod support;
 
 use std::path::Path;
 
-use common::Rng;
+use support::Rng;
 use voicepool::sound::MAX_SAMPLE_MAGNITUDE;
 use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
 

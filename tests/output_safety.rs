@@ -172,7 +172,7 @@ fn stops_steals_and_volume_changes_do_not_click() {
     }
 }
 
-mod common;
+mod support;
 
 /// `render_to_wav` refuses durations it cannot honour before writing
 /// anything, reports I/O failures naming the file, and writes exactly what
@@ -180,7 +180,7 @@ mod common;
 #[test]
 fn render_to_wav_refuses_bad_durations_and_round_trips() {
     use voicepool::output::offline::{RenderError, MAX_WAV_FRAMES};
-    let dir = common::Scratch::new("render-wav");
+    let dir = support::Scratch::new("render-wav");
     let path = dir.path("out.wav");
     let mut e = OfflineEngine::new(EngineSettings::default()).unwrap();
     for s in [f64::NAN, -1.0, f64::INFINITY, f64::NEG_INFINITY] {

@@ -3,11 +3,11 @@
 //! content it is known to hold, or fails with the right `SoundError` naming
 //! it. Needs sox (`bash scripts/setup.sh` installs it).
 
-mod common;
+mod support;
 
 use std::path::Path;
 
-use common::{sox, sox_samples, Rng, Scratch};
+use support::{sox, sox_samples, Rng, Scratch};
 use voicepool::sound::MAX_SAMPLE_MAGNITUDE;
 use voicepool::{Sound, SoundError};
 
