@@ -333,15 +333,13 @@ impl Engine {
     /// As [`Engine::drain_events`], with the output frame of each event.
     pub fn drain_timed_events(&mut self) -> Vec<TimedEvent> {
         let mut game = self.controller.lock();
-        let mut out: Vec<TimedEvent> = game.backlog.drain(..).collect();
-        // Everything still in the audio side's queue goes straight to the
-        // caller: the backlog limit is for events nobody is reading.
-        while let Some(ev) = game.events.try_pop() {
-            if ev.event.is_terminal() {
-                game.live.remove(&ev.event.voice().0);
-            }
-            out.push(ev);
-        }
+        // Everything still queued goes to the caller: the backlog limit
+        // (drop the oldest) is for events nobody is reading, not for those
+        // being read right now.
+        let capacity = std::mem::replace(&mut game.backlog_capacity, usize::MAX);
+        game.pump(&self.controller.shared.counters);
+        game.backlog_capacity = capacity;
+        let out = game.backlog.drain(..).collect();
         // Once a frame or so is often enough to free sounds the game has
         // dropped and the audio side has finished with (a large music
         // track should not wait for fifteen more sounds to be played).

@@ -3,7 +3,11 @@
 //! started); a game that never reads its events loses only the oldest ones
 //! beyond `event_capacity`, counted, and `is_playing` stays right.
 
+mod support;
+
 use std::collections::HashMap;
+
+use support::voice_of;
 
 use voicepool::{
     Engine, EngineSettings, Event, OfflineEngine, PlayError, PlayParams, Sound, VoiceHandle,
@@ -17,7 +21,7 @@ fn blip() -> Sound {
 fn terminals(events: &[Event]) -> HashMap<VoiceHandle, u32> {
     let mut t = HashMap::new();
     for e in events.iter().filter(|e| e.is_terminal()) {
-        *t.entry(e.voice()).or_insert(0) += 1;
+        *t.entry(voice_of(e).unwrap()).or_insert(0) += 1;
     }
     t
 }

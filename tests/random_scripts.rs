@@ -19,8 +19,12 @@
 //! Cases: 40 by default (a few seconds in debug); set `PROPTEST_CASES` for a
 //! longer run, e.g. `PROPTEST_CASES=5000 cargo test --release --test random_scripts`.
 
+mod support;
+
 use std::collections::HashMap;
+
 use std::time::Duration;
+use support::voice_of;
 
 use proptest::prelude::*;
 use voicepool::{
@@ -357,7 +361,9 @@ impl Run {
         let events: Vec<Event> = self.engine.drain_events().collect();
         for ev in events {
             self.events.push(ev);
-            let h = ev.voice();
+            let Some(h) = voice_of(&ev) else {
+                continue; // not about a voice (a stream error, say)
+            };
             let seen = self.seen.get_mut(&h);
             prop_assert!(seen.is_some(), "event {:?} for a handle never issued", ev);
             let seen = seen.unwrap();

@@ -8,11 +8,14 @@
 //! 3 simulated minutes by default (a few seconds in debug); set
 //! `VOICEPOOL_SOAK_MINUTES` for longer.
 
+mod support;
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Duration;
 
+use support::voice_of;
 use voicepool::{
     EngineSettings, Event, OfflineEngine, PlayError, PlayParams, Sound, StealPolicy, VoiceHandle,
 };
@@ -143,11 +146,17 @@ fn minutes_of_game_like_use_keep_every_promise_and_no_memory_grows() {
             }
             for ev in engine.drain_events() {
                 if ev.is_terminal() {
-                    assert!(playing.remove(&ev.voice()), "second terminal event {ev:?}");
+                    assert!(
+                        playing.remove(&voice_of(&ev).unwrap()),
+                        "second terminal event {ev:?}"
+                    );
                     terminal += 1;
                 } else {
                     assert!(matches!(ev, Event::Started { .. }));
-                    assert!(playing.contains(&ev.voice()), "{ev:?} after its end");
+                    assert!(
+                        playing.contains(&voice_of(&ev).unwrap()),
+                        "{ev:?} after its end"
+                    );
                 }
             }
         }
@@ -196,7 +205,10 @@ fn minutes_of_game_like_use_keep_every_promise_and_no_memory_grows() {
     }
     for ev in engine.drain_events() {
         if ev.is_terminal() {
-            assert!(playing.remove(&ev.voice()), "second terminal event {ev:?}");
+            assert!(
+                playing.remove(&voice_of(&ev).unwrap()),
+                "second terminal event {ev:?}"
+            );
             terminal += 1;
         }
     }
