@@ -16,7 +16,7 @@
 //! event capacity that drains rarely (events may be lost, but only counted,
 //! and `is_playing` must stay right).
 //!
-//! Cases: 40 by default (a few seconds in debug); set `PROPTEST_CASES` for a
+//! Cases: 256 by default (about 3 s in debug); set `PROPTEST_CASES` for a
 //! longer run, e.g. `PROPTEST_CASES=5000 cargo test --release --test random_scripts`.
 
 mod support;
@@ -533,7 +533,7 @@ fn cases(default: u32) -> u32 {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(40), ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(256), ..ProptestConfig::default() })]
 
     #[test]
     fn random_scripts_keep_every_promise(s in script()) {
@@ -542,7 +542,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(40) / 4 + 1, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(256) / 4 + 1, ..ProptestConfig::default() })]
 
     /// The same script renders bit-identically and reports the same events.
     #[test]
