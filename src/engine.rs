@@ -136,11 +136,16 @@ impl GameState {
             self.in_flight.push(Arc::clone(sound));
         }
         if self.in_flight.len() >= self.prune_at {
-            // Count 1: only this list holds it; the audio side is done with it
-            // and can never get it back (it only receives sounds from here).
-            self.in_flight.retain(|s| Arc::strong_count(s) > 1);
-            self.prune_at = (self.in_flight.len() * 2).max(16);
+            self.prune();
         }
+    }
+
+    /// Lets go of sounds nobody else holds. Count 1: only this list holds
+    /// it; the audio side is done with it and can never get it back (it
+    /// only receives sounds from here, and a queued command holds a count).
+    fn prune(&mut self) {
+        self.in_flight.retain(|s| Arc::strong_count(s) > 1);
+        self.prune_at = (self.in_flight.len() * 2).max(16);
     }
 }
 
@@ -297,7 +302,13 @@ impl Engine {
         }
         .validate()?;
         let (tx, rx) = crossbeam_channel::bounded(settings.command_capacity);
-        let (prod, cons) = HeapRb::<TimedEvent>::new(settings.event_capacity).split();
+        // The audio side never pushes an event it has no room for: it takes a
+        // command only while the ring can still hold that command's events
+        // plus one `Ended` for every voice already sounding (see
+        // `Mixer::drain_commands`). `voices + 2` more than the game-side
+        // capacity lets at least `event_capacity / 2` plays through per block.
+        let ring = settings.event_capacity + settings.voices + 2;
+        let (prod, cons) = HeapRb::<TimedEvent>::new(ring).split();
         let counters = Arc::new(Counters::new(settings.voices));
         let mixer = Mixer::new(&settings, out_rate, rx, prod, Arc::clone(&counters));
         let shared = Arc::new(Shared {
@@ -335,8 +346,26 @@ impl Engine {
     /// As [`Engine::drain_events`], with the output frame of each event.
     pub fn drain_timed_events(&mut self) -> Vec<TimedEvent> {
         let mut game = self.controller.lock();
+        // Everything still queued goes to the caller: the backlog limit
+        // (drop the oldest) is for events nobody is reading, not for those
+        // being read right now.
+        let capacity = std::mem::replace(&mut game.backlog_capacity, usize::MAX);
         game.pump(&self.controller.shared.counters);
-        game.backlog.drain(..).collect()
+        game.backlog_capacity = capacity;
+        let out = game.backlog.drain(..).collect();
+        // Once a frame or so is often enough to free sounds the game has
+        // dropped and the audio side has finished with (a large music
+        // track should not wait for fifteen more sounds to be played).
+        game.prune();
+        out
+    }
+
+    /// Sounds the game side still holds for the audio side (tests and soak
+    /// runs: after every voice has ended, the game has dropped its sounds
+    /// and events have been drained, this is 0).
+    #[doc(hidden)]
+    pub fn sounds_in_flight(&self) -> usize {
+        self.controller.lock().in_flight.len()
     }
 
     /// True from a successful `play` until the voice's terminal event

@@ -36,6 +36,33 @@
 //! - [`OfflineEngine`] ([`output::offline`]): deterministic rendering.
 //!
 //! See `DESIGN.md` in the repository for the stealing rules in full.
+//!
+//! ## Output level
+//!
+//! Every sample a device gets is finite and within `-1.0..=1.0`, whatever is
+//! played. Sample data is clamped to ±[`sound::MAX_SAMPLE_MAGNITUDE`] (4.0)
+//! at load and volumes to [`params::MAX_VOLUME`] (4.0), so one voice adds at
+//! most 16 to a sample and even 65 536 voices through the largest master gain
+//! (16) sum to about 1.7e7: no `f32` overflow, no NaN. The sum is multiplied
+//! by `EngineSettings::master_gain` (default 1.0) and passed through a soft
+//! limiter: exactly transparent up to [`mixer::LIMITER_THRESHOLD`] (0.9,
+//! about -0.9 dBFS), above it a smooth, monotonic knee that approaches 1.0
+//! and never passes it. It is a per-sample curve (no look-ahead, no latency,
+//! no pumping): a mix that only occasionally peaks above 0.9 is bent, not
+//! clipped. Games that regularly sum many loud voices should lower
+//! `master_gain` (or voice volumes) so the knee is the exception.
+//!
+//! ## Reliability
+//!
+//! Bad input never reaches the audio thread: play parameters are validated
+//! and clamped at the call (see [`params`]), engine settings are checked when
+//! the engine is made (see [`settings`]), and WAV files are checked while
+//! loading (see [`Sound::from_wav_file`]). The game side never blocks: a full
+//! command queue is [`PlayError::QueueFull`], counted in
+//! [`Stats::dropped_commands`]. The audio side never drops an event, so every
+//! accepted `play` ends in exactly one terminal event; only a game that does
+//! not read its events loses the oldest ones beyond
+//! `EngineSettings::event_capacity`, counted in [`Stats::lost_events`].
 
 #![warn(missing_docs)]
 

@@ -25,7 +25,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
 use crossbeam_channel::Receiver;
-use ringbuf::traits::Producer;
+use ringbuf::traits::{Observer, Producer};
 use ringbuf::HeapProd;
 
 use crate::command::{Command, Event, TimedEvent, VoiceHandle};
@@ -156,8 +156,19 @@ impl Mixer {
         }
     }
 
+    /// Events one command can report at once (`Stolen` + `Started`).
+    const EVENTS_PER_COMMAND: usize = 2;
+
+    /// Applies queued commands, while the event ring has room for what they
+    /// may report *and* for one `Ended` per voice in the pool: so no event,
+    /// terminal or not, is ever dropped on the audio side, however long the
+    /// game goes without reading them. Commands left waiting stay queued
+    /// (the game sees `QueueFull` once the queue fills), never lost.
     fn drain_commands(&mut self) {
         for _ in 0..self.max_commands {
+            if self.events.vacant_len() < self.pool.live() + Self::EVENTS_PER_COMMAND {
+                return;
+            }
             let Ok(cmd) = self.commands.try_recv() else {
                 return;
             };

@@ -7,9 +7,22 @@
 //! | pan | `-1.0..=1.0` (left to right) | clamped | rejected |
 //! | pitch | [`MIN_PITCH`]`..=`[`MAX_PITCH`] (playback-rate factor) | clamped | rejected |
 //! | fade-in | `0.0..=`[`MAX_FADE_SECONDS`] seconds | clamped | rejected |
+//! | priority | any `u8` (higher survives stealing) | cannot be | cannot be |
+//! | looping, protected | `bool` | cannot be | cannot be |
 //!
-//! "Rejected" means the call returns [`PlayError::InvalidParameter`] and
-//! nothing is sent to the audio thread.
+//! The same rules hold for [`Controller::set_volume`], [`Controller::set_pan`]
+//! and [`Controller::set_pitch`]. "Clamped" means the nearest end of the
+//! range is used, exactly as if it had been passed (negative volume is 0: the
+//! voice plays silently, holds its slot and reports `Ended` as usual; pitch
+//! 0 or below is [`MIN_PITCH`]). "Rejected" means the call returns
+//! [`PlayError::InvalidParameter`] naming the parameter, nothing is sent to
+//! the audio thread and no handle is used up; a NaN is rejected even when
+//! the handle is stale. So the audio thread only ever sees finite values in
+//! range. `tests/params.rs` checks every row.
+//!
+//! [`Controller::set_volume`]: crate::Controller::set_volume
+//! [`Controller::set_pan`]: crate::Controller::set_pan
+//! [`Controller::set_pitch`]: crate::Controller::set_pitch
 
 use crate::engine::PlayError;
 

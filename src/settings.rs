@@ -1,4 +1,19 @@
 //! [`EngineSettings`] and [`StealPolicy`]: what is fixed when an engine starts.
+//!
+//! Settings are checked by [`EngineSettings::validate`] when an engine is
+//! made. Unlike play parameters, nothing is clamped: a value out of range
+//! makes the engine constructor return [`EngineError::InvalidSettings`]
+//! naming the field, because settings are written once, by a programmer,
+//! and a typo there should be loud.
+//!
+//! | field | accepted |
+//! | --- | --- |
+//! | `voices` | `1..=`[`MAX_VOICES`] |
+//! | `sample_rate` | [`OUTPUT_RATE_RANGE`] |
+//! | `command_capacity`, `event_capacity` | `1..=1_048_576` |
+//! | `min_voice_age`, `steal_fade`, `stop_fade`, `param_ramp` | at most 60 s (0 is allowed: no fade, a cut) |
+//! | `master_gain` | finite, `0.0..=16.0` |
+//! | `buffer_frames` | `None` or at least 1 |
 
 use std::time::Duration;
 
@@ -41,7 +56,14 @@ pub struct EngineSettings {
     pub command_capacity: usize,
     /// Events held for the game between [`crate::Engine::drain_events`]
     /// calls; beyond this the oldest are dropped and counted in
-    /// [`crate::Stats::lost_events`]. Default 4096.
+    /// [`crate::Stats::lost_events`] (`is_playing` stays exact). Default 4096.
+    ///
+    /// The audio side's own queue holds `event_capacity + voices + 2`; the
+    /// mixer applies a command only while that queue has room for its events
+    /// and for an `Ended` from every sounding voice, so it never drops an
+    /// event. A small capacity therefore also limits how many plays take
+    /// effect per block (about `event_capacity / 2` until the game side
+    /// next reads events; every call to the engine does).
     pub event_capacity: usize,
     /// Voices younger than this are passed over for stealing while an older
     /// candidate exists. Default 30 ms.

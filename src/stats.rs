@@ -22,8 +22,13 @@ pub struct Stats {
     pub ended: u64,
     /// Calls that returned `PlayError::QueueFull`.
     pub dropped_commands: u64,
-    /// Events the game never saw: the event queue was full. Counted on both
-    /// sides (audio side could not push; game-side backlog dropped its oldest).
+    /// Events the game never saw because it did not call
+    /// [`crate::Engine::drain_events`] in time: the game-side backlog keeps
+    /// the newest `event_capacity` events and drops the oldest, counting each
+    /// here. `is_playing` stays exact all the same (it is updated before the
+    /// drop). The audio side itself never drops one: it holds commands back
+    /// rather than report more than its queue can take (if it ever did, it
+    /// would be counted here too).
     pub lost_events: u64,
     /// Output frames the mixer has rendered.
     pub frames_rendered: u64,

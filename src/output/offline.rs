@@ -15,6 +15,11 @@ use crate::settings::EngineSettings;
 /// 5.8 minutes at 48 kHz); longer requests are cut to this.
 pub const MAX_RENDER_FRAMES: usize = 1 << 24;
 
+/// The most frames [`OfflineEngine::render_to_wav`] writes: a WAV file's
+/// sizes are 32-bit, so 8-byte stereo float frames fill it at about 536
+/// million (3 hours 6 minutes at 48 kHz).
+pub const MAX_WAV_FRAMES: u64 = (u32::MAX as u64 - 4_096) / 8;
+
 /// Block size [`OfflineEngine::render_to_wav`] renders in (10 ms at 48 kHz).
 pub const WAV_BLOCK_FRAMES: usize = 480;
 
@@ -55,6 +60,13 @@ impl fmt::Debug for OfflineEngine {
 pub enum RenderError {
     /// `seconds` was negative, NaN or infinite.
     InvalidDuration(f64),
+    /// `seconds` is more than a WAV file can hold ([`MAX_WAV_FRAMES`]).
+    TooLong {
+        /// The duration asked for.
+        seconds: f64,
+        /// The longest a WAV file at this rate can hold.
+        max_seconds: f64,
+    },
     /// The file could not be created or written.
     Io {
         /// The file.
@@ -70,6 +82,13 @@ impl fmt::Display for RenderError {
             RenderError::InvalidDuration(s) => {
                 write!(f, "cannot render {s} seconds (must be finite and >= 0)")
             }
+            RenderError::TooLong {
+                seconds,
+                max_seconds,
+            } => write!(
+                f,
+                "cannot render {seconds} seconds to WAV (a WAV file holds at most {max_seconds:.0})"
+            ),
             RenderError::Io { path, source } => write!(f, "{}: {source}", path.display()),
         }
     }
@@ -79,7 +98,7 @@ impl std::error::Error for RenderError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             RenderError::Io { source, .. } => Some(source),
-            RenderError::InvalidDuration(_) => None,
+            RenderError::InvalidDuration(_) | RenderError::TooLong { .. } => None,
         }
     }
 }
@@ -117,6 +136,10 @@ impl OfflineEngine {
 
     /// Renders `seconds` of audio in [`WAV_BLOCK_FRAMES`]-frame blocks into
     /// a 32-bit float stereo WAV file at the engine's rate.
+    ///
+    /// Refused before anything is written: a negative, NaN or infinite
+    /// duration ([`RenderError::InvalidDuration`]) and one longer than a WAV
+    /// file can hold ([`RenderError::TooLong`], see [`MAX_WAV_FRAMES`]).
     pub fn render_to_wav(
         &mut self,
         path: impl AsRef<Path>,
@@ -125,6 +148,14 @@ impl OfflineEngine {
         let path = path.as_ref();
         if !(seconds.is_finite() && seconds >= 0.0) {
             return Err(RenderError::InvalidDuration(seconds));
+        }
+        let rate = f64::from(self.sample_rate());
+        let frames = (seconds * rate).round();
+        if frames > MAX_WAV_FRAMES as f64 {
+            return Err(RenderError::TooLong {
+                seconds,
+                max_seconds: MAX_WAV_FRAMES as f64 / rate,
+            });
         }
         let io_err = |e: hound::Error| RenderError::Io {
             path: path.to_path_buf(),
@@ -140,7 +171,7 @@ impl OfflineEngine {
             sample_format: hound::SampleFormat::Float,
         };
         let mut wav = hound::WavWriter::create(path, spec).map_err(io_err)?;
-        let mut left = (seconds * f64::from(self.sample_rate())).round() as u64;
+        let mut left = frames as u64;
         while left > 0 {
             let n = left.min(WAV_BLOCK_FRAMES as u64) as usize;
             for &s in self.render(n) {

@@ -1,0 +1,555 @@
+//! Random command scripts (proptest): arbitrary interleavings of play, stop,
+//! set_*, stop_all, render and drain, with arbitrary parameters (NaN,
+//! infinities, negative and huge values), block sizes from 0 frames up, on
+//! pools of 1 to 64 voices under every steal policy. After every block:
+//!
+//! - the output is finite and within -1.0..=1.0, and pool invariants hold;
+//! - every handle gets at most one terminal event (`Ended`, `Stolen`,
+//!   `Rejected`), never a `Started` after it, and a `Stolen`/`Ended` only
+//!   after its `Started`; at the end, after `stop_all`, exactly one;
+//! - `is_playing` agrees with the events, and the stats agree with them;
+//! - every call returns what the parameter table promises
+//!   (`InvalidParameter` exactly for NaN/infinite values).
+//!
+//! Two event regimes: a game that drains after every block with room for
+//! everything (all events must arrive, none lost), and a game with a tiny
+//! event capacity that drains rarely (events may be lost, but only counted,
+//! and `is_playing` must stay right).
+//!
+//! Cases: 256 by default (about 3 s in debug); set `PROPTEST_CASES` for a
+//! longer run, e.g. `PROPTEST_CASES=5000 cargo test --release --test random_scripts`.
+
+mod support;
+
+use std::collections::HashMap;
+
+use std::time::Duration;
+use support::voice_of;
+
+use proptest::prelude::*;
+use voicepool::{
+    EngineSettings, Event, OfflineEngine, PlayError, PlayParams, Sound, StealPolicy, VoiceHandle,
+};
+
+#[derive(Clone, Debug)]
+enum Op {
+    Play {
+        sound: usize,
+        volume: f32,
+        pan: f32,
+        pitch: f32,
+        fade: f32,
+        looping: bool,
+        priority: u8,
+        protected: bool,
+    },
+    Stop(usize),
+    SetVolume(usize, f32),
+    SetPan(usize, f32),
+    SetPitch(usize, f32),
+    StopAll,
+    Render(usize),
+    Drain,
+}
+
+#[derive(Clone, Debug)]
+struct Script {
+    voices: usize,
+    policy: StealPolicy,
+    sample_rate: u32,
+    command_capacity: usize,
+    /// True: big event capacity, drained after every block (nothing may be
+    /// lost). False: tiny capacity, drained only by `Op::Drain`.
+    generous_events: bool,
+    event_capacity: usize,
+    min_voice_age_ms: u64,
+    steal_fade_ms: u64,
+    stop_fade_ms: u64,
+    param_ramp_ms: u64,
+    master_gain: f32,
+    ops: Vec<Op>,
+}
+
+/// Floats a hostile or buggy game might pass.
+fn wild_f32() -> impl Strategy<Value = f32> {
+    prop_oneof![
+        6 => -1.5f32..1.5,
+        1 => 0.0f32..8.0,
+        1 => prop::sample::select(vec![
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            0.0,
+            -0.0,
+            f32::MAX,
+            f32::MIN,
+            f32::MIN_POSITIVE,
+            1.0e-40, // denormal
+            -1.0e9,
+            1.0e9,
+            64.0,
+            1.0 / 64.0,
+        ]),
+        1 => any::<f32>(),
+    ]
+}
+
+fn frames() -> impl Strategy<Value = usize> {
+    prop_oneof![
+        2 => Just(0usize),
+        2 => Just(1usize),
+        3 => 2usize..64,
+        4 => 64usize..1200,
+    ]
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let play = (
+        0usize..SOUNDS,
+        wild_f32(),
+        wild_f32(),
+        wild_f32(),
+        prop_oneof![4 => Just(0.0f32), 1 => wild_f32(), 1 => 0.0f32..0.05],
+        prop::bool::weighted(0.2),
+        prop_oneof![Just(0u8), Just(128u8), Just(255u8), any::<u8>()],
+        prop::bool::weighted(0.15),
+    )
+        .prop_map(
+            |(sound, volume, pan, pitch, fade, looping, priority, protected)| Op::Play {
+                sound,
+                volume,
+                pan,
+                pitch,
+                fade,
+                looping,
+                priority,
+                protected,
+            },
+        );
+    prop_oneof![
+        8 => play,
+        2 => any::<usize>().prop_map(Op::Stop),
+        1 => (any::<usize>(), wild_f32()).prop_map(|(h, v)| Op::SetVolume(h, v)),
+        1 => (any::<usize>(), wild_f32()).prop_map(|(h, v)| Op::SetPan(h, v)),
+        1 => (any::<usize>(), wild_f32()).prop_map(|(h, v)| Op::SetPitch(h, v)),
+        1 => Just(Op::StopAll),
+        6 => frames().prop_map(Op::Render),
+        1 => Just(Op::Drain),
+    ]
+}
+
+fn script() -> impl Strategy<Value = Script> {
+    (
+        (
+            prop_oneof![1usize..=4, 1usize..=64],
+            prop::sample::select(vec![
+                StealPolicy::Quietest,
+                StealPolicy::Oldest,
+                StealPolicy::Reject,
+            ]),
+            prop::sample::select(vec![8_000u32, 22_050, 44_100, 48_000, 96_000]),
+            prop_oneof![1usize..=4, 4usize..=64, Just(1024usize)],
+            any::<bool>(),
+            1usize..=48,
+        ),
+        (0u64..=40, 0u64..=10, 0u64..=15, 0u64..=15, 0.0f32..=16.0),
+        prop::collection::vec(op(), 1..80),
+    )
+        .prop_map(
+            |(
+                (voices, policy, sample_rate, command_capacity, generous_events, small_events),
+                (age, steal, stop, ramp, master_gain),
+                ops,
+            )| Script {
+                voices,
+                policy,
+                sample_rate,
+                command_capacity,
+                generous_events,
+                event_capacity: if generous_events {
+                    1 << 16
+                } else {
+                    small_events
+                },
+                min_voice_age_ms: age,
+                steal_fade_ms: steal,
+                stop_fade_ms: stop,
+                param_ramp_ms: ramp,
+                master_gain,
+                ops,
+            },
+        )
+}
+
+const SOUNDS: usize = 6;
+
+/// A handful of sounds with awkward shapes: one frame, two frames, loud
+/// (clamped to +-4), silent, every rate from 8 kHz to 192 kHz.
+fn sounds() -> Vec<Sound> {
+    let sine = |n: usize, f: f32, a: f32| -> Vec<f32> {
+        (0..n).map(|i| (i as f32 * f).sin() * a).collect()
+    };
+    let stereo: Vec<f32> = sine(600, 0.05, 0.8);
+    let square: Vec<f32> = (0..10_000)
+        .map(|i| if (i / 37) % 2 == 0 { 9.0 } else { -9.0 })
+        .collect();
+    vec![
+        Sound::from_samples(1, 48_000, sine(1_000, 0.03, 1.0)).unwrap(),
+        Sound::from_samples(2, 44_100, stereo).unwrap(),
+        Sound::from_samples(1, 8_000, vec![4.0]).unwrap(),
+        Sound::from_samples(2, 192_000, square).unwrap(),
+        Sound::from_samples(1, 22_050, vec![0.0; 200]).unwrap(),
+        Sound::from_samples(1, 48_000, vec![1.0, -1.0]).unwrap(),
+    ]
+}
+
+/// What the game side has learned about one handle from events.
+#[derive(Default, Debug)]
+struct Seen {
+    started: u32,
+    terminal: u32,
+}
+
+struct Run {
+    engine: OfflineEngine,
+    generous: bool,
+    handles: Vec<VoiceHandle>,
+    seen: HashMap<VoiceHandle, Seen>,
+    counts: [u64; 4], // Started, Stolen, Rejected, Ended events seen
+    queue_full: u64,
+    frames: u64,
+    output: Vec<f32>,
+    events: Vec<Event>,
+}
+
+impl Run {
+    fn new(s: &Script) -> Run {
+        let settings = EngineSettings {
+            voices: s.voices,
+            steal_policy: s.policy,
+            sample_rate: s.sample_rate,
+            command_capacity: s.command_capacity,
+            event_capacity: s.event_capacity,
+            min_voice_age: Duration::from_millis(s.min_voice_age_ms),
+            steal_fade: Duration::from_millis(s.steal_fade_ms),
+            stop_fade: Duration::from_millis(s.stop_fade_ms),
+            param_ramp: Duration::from_millis(s.param_ramp_ms),
+            master_gain: s.master_gain,
+            ..Default::default()
+        };
+        Run {
+            engine: OfflineEngine::new(settings).expect("valid settings"),
+            generous: s.generous_events,
+            handles: Vec::new(),
+            seen: HashMap::new(),
+            counts: [0; 4],
+            queue_full: 0,
+            frames: 0,
+            output: Vec::new(),
+            events: Vec::new(),
+        }
+    }
+
+    fn pick(&self, i: usize) -> Option<VoiceHandle> {
+        (!self.handles.is_empty()).then(|| self.handles[i % self.handles.len()])
+    }
+
+    /// Checks a call's result against the parameter table and counts
+    /// `QueueFull`.
+    fn check_result<T>(
+        &mut self,
+        r: &Result<T, PlayError>,
+        values: &[f32],
+    ) -> Result<(), TestCaseError> {
+        let bad = values.iter().any(|v| !v.is_finite());
+        match r {
+            Err(PlayError::InvalidParameter { value, .. }) => {
+                prop_assert!(bad, "finite values {values:?} rejected");
+                prop_assert!(!value.is_finite());
+            }
+            Err(PlayError::QueueFull) => {
+                prop_assert!(!bad, "NaN/inf {values:?} reached the queue");
+                self.queue_full += 1;
+            }
+            Err(e) => prop_assert!(false, "unexpected error {e}"),
+            Ok(_) => prop_assert!(!bad, "NaN/inf {values:?} accepted"),
+        }
+        Ok(())
+    }
+
+    fn apply(&mut self, op: &Op, sounds: &[Sound]) -> Result<(), TestCaseError> {
+        match *op {
+            Op::Play {
+                sound,
+                volume,
+                pan,
+                pitch,
+                fade,
+                looping,
+                priority,
+                protected,
+            } => {
+                let params = PlayParams::default()
+                    .volume(volume)
+                    .pan(pan)
+                    .pitch(pitch)
+                    .fade_in(fade)
+                    .looping(looping)
+                    .priority(priority)
+                    .protected(protected);
+                let r = self.engine.play(&sounds[sound], params);
+                self.check_result(&r, &[volume, pan, pitch, fade])?;
+                if let Ok(h) = r {
+                    prop_assert!(!self.seen.contains_key(&h), "handle {h:?} issued twice");
+                    prop_assert!(self.engine.is_playing(h), "a new handle is playing");
+                    self.handles.push(h);
+                    self.seen.insert(h, Seen::default());
+                }
+            }
+            Op::Stop(i) => {
+                if let Some(h) = self.pick(i) {
+                    let r = self.engine.stop(h);
+                    self.check_result(&r, &[])?;
+                }
+            }
+            Op::SetVolume(i, v) | Op::SetPan(i, v) | Op::SetPitch(i, v) => {
+                let h = self.pick(i).unwrap_or(VoiceHandle::default_for_tests());
+                let r = match op {
+                    Op::SetVolume(..) => self.engine.set_volume(h, v),
+                    Op::SetPan(..) => self.engine.set_pan(h, v),
+                    _ => self.engine.set_pitch(h, v),
+                };
+                self.check_result(&r, &[v])?;
+            }
+            Op::StopAll => {
+                let r = self.engine.stop_all();
+                self.check_result(&r, &[])?;
+            }
+            Op::Render(n) => self.render(n)?,
+            Op::Drain => {
+                self.drain()?;
+                self.check_drained()?;
+            }
+        }
+        Ok(())
+    }
+
+    fn render(&mut self, n: usize) -> Result<(), TestCaseError> {
+        let out = self.engine.render(n);
+        prop_assert_eq!(out.len(), 2 * n);
+        for (i, &s) in out.iter().enumerate() {
+            prop_assert!(
+                s.is_finite() && s.abs() <= 1.0,
+                "sample {} of block is {}",
+                i,
+                s
+            );
+        }
+        self.output.extend_from_slice(out);
+        self.frames += n as u64;
+        if let Err(e) = self.engine.check_invariants() {
+            prop_assert!(false, "pool invariant: {}", e);
+        }
+        if self.generous {
+            self.drain()?;
+            self.check_drained()?;
+        }
+        self.check_always()
+    }
+
+    fn drain(&mut self) -> Result<(), TestCaseError> {
+        let events: Vec<Event> = self.engine.drain_events().collect();
+        for ev in events {
+            self.events.push(ev);
+            let Some(h) = voice_of(&ev) else {
+                continue; // not about a voice (a stream error, say)
+            };
+            let seen = self.seen.get_mut(&h);
+            prop_assert!(seen.is_some(), "event {:?} for a handle never issued", ev);
+            let seen = seen.unwrap();
+            prop_assert_eq!(seen.terminal, 0, "event {:?} after a terminal event", ev);
+            match ev {
+                Event::Started { .. } => {
+                    prop_assert_eq!(seen.started, 0, "started twice");
+                    seen.started += 1;
+                    self.counts[0] += 1;
+                }
+                Event::Stolen { by, .. } => {
+                    prop_assert!(seen.started == 1 || !self.generous, "stolen before started");
+                    prop_assert!(self.seen.contains_key(&by));
+                    self.seen.get_mut(&h).unwrap().terminal += 1;
+                    self.counts[1] += 1;
+                }
+                Event::Rejected { .. } => {
+                    prop_assert_eq!(seen.started, 0, "rejected after started");
+                    seen.terminal += 1;
+                    self.counts[2] += 1;
+                }
+                Event::Ended { .. } => {
+                    prop_assert!(seen.started == 1 || !self.generous, "ended before started");
+                    seen.terminal += 1;
+                    self.counts[3] += 1;
+                }
+                other => prop_assert!(false, "unknown event {:?}", other),
+            }
+        }
+        Ok(())
+    }
+
+    /// Holds whether or not events were drained.
+    fn check_always(&self) -> Result<(), TestCaseError> {
+        let st = self.engine.stats();
+        prop_assert_eq!(st.frames_rendered, self.frames);
+        prop_assert_eq!(st.dropped_commands, self.queue_full);
+        prop_assert!(st.peak_active_voices >= st.active_voices);
+        prop_assert!(st.peak_active_voices <= self.engine.slots().len());
+        // is_playing is exact even when events were lost: a handle plays
+        // until its terminal event has been emitted.
+        let playing = self
+            .handles
+            .iter()
+            .filter(|&&h| self.engine.is_playing(h))
+            .count() as u64;
+        let terminal = st.steals + st.rejections + st.ended;
+        prop_assert_eq!(
+            playing + terminal,
+            self.handles.len() as u64,
+            "is_playing disagrees with the stats: {:?}",
+            st
+        );
+        for (h, seen) in &self.seen {
+            if seen.terminal > 0 {
+                prop_assert!(
+                    !self.engine.is_playing(*h),
+                    "{:?} playing after its terminal event",
+                    h
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Right after a drain: every emitted event was seen or counted lost.
+    fn check_drained(&self) -> Result<(), TestCaseError> {
+        let st = self.engine.stats();
+        let emitted = st.started + st.steals + st.rejections + st.ended;
+        let seen: u64 = self.counts.iter().sum();
+        prop_assert_eq!(
+            seen + st.lost_events,
+            emitted,
+            "events neither seen nor counted lost: {:?}",
+            st
+        );
+        if self.generous {
+            prop_assert_eq!(st.lost_events, 0, "events lost with room to spare");
+            prop_assert_eq!(
+                self.counts,
+                [st.started, st.steals, st.rejections, st.ended]
+            );
+            let sounding = self
+                .seen
+                .values()
+                .filter(|s| s.started == 1 && s.terminal == 0)
+                .count();
+            prop_assert_eq!(st.active_voices, sounding);
+            for (h, seen) in &self.seen {
+                prop_assert_eq!(self.engine.is_playing(*h), seen.terminal == 0, "{:?}", h);
+            }
+        }
+        Ok(())
+    }
+
+    /// stop_all, then render until every voice has ended.
+    fn finish(&mut self) -> Result<(), TestCaseError> {
+        let mut tries = 0;
+        while self.engine.stop_all() == Err(PlayError::QueueFull) {
+            self.queue_full += 1;
+            self.render(480)?;
+            tries += 1;
+            prop_assert!(tries < 10_000, "stop_all never got through");
+        }
+        for _ in 0..2_000 {
+            self.render(4_800)?;
+            self.drain()?;
+            if self.handles.iter().all(|&h| !self.engine.is_playing(h)) {
+                break;
+            }
+        }
+        self.check_drained()?;
+        for &h in &self.handles {
+            prop_assert!(
+                !self.engine.is_playing(h),
+                "{:?} still playing after stop_all",
+                h
+            );
+        }
+        let st = self.engine.stats();
+        prop_assert_eq!(st.active_voices, 0);
+        prop_assert_eq!(
+            st.steals + st.rejections + st.ended,
+            self.handles.len() as u64
+        );
+        if self.generous {
+            for (h, seen) in &self.seen {
+                prop_assert_eq!(seen.terminal, 1, "{:?}: terminal events", h);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A handle never issued, for set_* before any play.
+trait ForTests {
+    fn default_for_tests() -> Self;
+}
+impl ForTests for VoiceHandle {
+    fn default_for_tests() -> Self {
+        // Plays are numbered from 1; a fresh engine has issued none, so any
+        // handle is stale. Take one from a throwaway engine.
+        let e = OfflineEngine::new(EngineSettings::default()).unwrap();
+        e.play(
+            &Sound::from_samples(1, 48_000, vec![0.0]).unwrap(),
+            PlayParams::default(),
+        )
+        .unwrap()
+    }
+}
+
+fn run(s: &Script) -> Result<Run, TestCaseError> {
+    let sounds = sounds();
+    let mut run = Run::new(s);
+    for op in &s.ops {
+        run.apply(op, &sounds)?;
+    }
+    run.finish()?;
+    Ok(run)
+}
+
+fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(256), ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_scripts_keep_every_promise(s in script()) {
+        run(&s)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(256) / 4 + 1, ..ProptestConfig::default() })]
+
+    /// The same script renders bit-identically and reports the same events.
+    #[test]
+    fn random_scripts_are_deterministic(s in script()) {
+        let a = run(&s)?;
+        let b = run(&s)?;
+        prop_assert!(a.output.iter().map(|s| s.to_bits()).eq(b.output.iter().map(|s| s.to_bits())));
+        prop_assert_eq!(a.events, b.events);
+    }
+}
