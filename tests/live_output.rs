@@ -167,7 +167,7 @@ fn the_callback_allocates_nothing_under_a_wand_storm() {
 }
 
 #[test]
-fn a_failing_device_reports_stream_errors_and_the_engine_keeps_going() {
+fn a_failing_device_reports_stream_errors_and_the_game_carries_on_with_a_new_engine() {
     // The `file` PCM fails every write to /dev/full ("no space left").
     run_case("errors", "capture_f32.conf", Path::new("/dev/full"));
 }
@@ -460,6 +460,32 @@ fn stream_errors() {
     // looking at its stop flag, so dropping this stream would never
     // return: leave it to the end of the process.
     std::mem::forget(engine);
+
+    // The game recovers by starting a new engine, here on a device that
+    // works again (the test config reads its capture file at open time).
+    let good = std::env::temp_dir().join(format!("voicepool-recovered-{}.raw", std::process::id()));
+    std::env::set_var("VOICEPOOL_CAPTURE", &good);
+    let mut fresh = AudioEngine::start(EngineSettings::default()).expect("a new engine starts");
+    let h = fresh
+        .play(&blip, PlayParams::default())
+        .expect("the new engine plays");
+    wait_until("the new engine to finish the blip", || !fresh.is_playing(h));
+    let stats = fresh.stats();
+    let events: Vec<Event> = fresh.drain_events().collect();
+    drop(fresh);
+    let bytes = std::fs::read(&good).unwrap_or_default();
+    let _ = std::fs::remove_file(&good);
+    assert_eq!(stats.stream_errors, 0, "the new engine's device works");
+    assert!(events.contains(&Event::Ended { voice: h }), "{events:?}");
+    let loudest = bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]).abs())
+        .fold(0.0f32, f32::max);
+    assert!(
+        loudest > 0.3,
+        "the new engine's output carries the blip ({loudest})"
+    );
+    println!("live: after the fault, a new engine played the blip (peak {loudest:.2})");
 }
 
 fn no_device() {
