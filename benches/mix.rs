@@ -86,7 +86,9 @@ fn bench_workload(c: &mut Criterion, name: &str, rate: u32) {
     for voices in [32usize, 256, 1024] {
         let mut w = Workload::new(voices, rate);
         g.throughput(Throughput::Elements((voices * BLOCK) as u64));
-        g.bench_function(BenchmarkId::from_parameter(voices), |b| b.iter(|| w.block()));
+        g.bench_function(BenchmarkId::from_parameter(voices), |b| {
+            b.iter(|| w.block())
+        });
     }
     g.finish();
 }
