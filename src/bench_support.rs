@@ -12,7 +12,7 @@ use crate::kernel::Isa;
 use crate::mixer::Mixer;
 use crate::output::offline::OfflineEngine;
 use crate::params::{PlayParams, ValidParams};
-use crate::pool::VoicePool;
+use crate::pool::{FreeList, VoicePool};
 use crate::settings::EngineSettings;
 use crate::sound::{Sound, SoundData};
 use crate::voice::Voice;
@@ -108,15 +108,7 @@ impl BenchVoice {
         let params = PlayParams::default()
             .validate()
             .expect("defaults are valid");
-        BenchVoice(Voice::new(
-            Arc::clone(&sound.data),
-            id,
-            id,
-            0,
-            &params,
-            48_000,
-            0,
-        ))
+        BenchVoice(Voice::new(Arc::clone(&sound.data), id, &params, 48_000, 0))
     }
 
     /// The voice's id.
@@ -125,7 +117,34 @@ impl BenchVoice {
     }
 }
 
-/// The engine's voice pool, bare: acquire and release without a mixer.
+/// The pool's free list alone (the Object Pool pattern: fixed slots, an
+/// intrusive free list), holding voices: the classic experiment's pool.
+pub struct BenchFreeList(FreeList<Voice>);
+
+impl BenchFreeList {
+    /// `slots` free slots.
+    pub fn new(slots: usize) -> BenchFreeList {
+        BenchFreeList(FreeList::new(slots))
+    }
+
+    /// Takes a free slot for `voice` (O(1)); gives the voice back if full.
+    pub fn acquire(&mut self, voice: BenchVoice) -> Result<usize, BenchVoice> {
+        self.0.acquire(voice.0).map_err(BenchVoice)
+    }
+
+    /// Frees slot `slot` (O(1)), returning its voice.
+    pub fn release(&mut self, slot: usize) -> Option<BenchVoice> {
+        self.0.release(slot).map(BenchVoice)
+    }
+
+    /// Checks that the free list and the live slots partition the pool.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        self.0.check()
+    }
+}
+
+/// The engine's voice pool: the free list plus what the mixer keeps per
+/// slot (id index, victim-choice keys), as `play` and voice ends use it.
 pub struct BenchPool(VoicePool);
 
 impl BenchPool {
@@ -136,7 +155,8 @@ impl BenchPool {
 
     /// Takes a free slot for `voice` (O(1)); gives the voice back if full.
     pub fn acquire(&mut self, voice: BenchVoice) -> Result<usize, BenchVoice> {
-        self.0.acquire(voice.0).map_err(BenchVoice)
+        let id = voice.0.id;
+        self.0.acquire(voice.0, id, 0).map_err(BenchVoice)
     }
 
     /// Frees slot `slot` (O(1)), returning its voice.
@@ -188,5 +208,5 @@ pub fn simd_kernels_available() -> bool {
 
 /// `size_of` a pool slot, in bytes.
 pub fn slot_bytes() -> usize {
-    std::mem::size_of::<crate::pool::Slot>()
+    std::mem::size_of::<crate::pool::Slot<Voice>>()
 }

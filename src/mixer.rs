@@ -218,17 +218,10 @@ impl Mixer {
 
     pub(crate) fn play(&mut self, id: u64, sound: Arc<SoundData>, params: &ValidParams) {
         let fade_in = (params.fade_in * self.out_rate as f32).round() as u32;
-        let voice = Voice::new(
-            sound,
-            id,
-            self.next_order,
-            self.frame,
-            params,
-            self.out_rate,
-            fade_in,
-        );
+        let voice = Voice::new(sound, id, params, self.out_rate, fade_in);
+        let (order, now) = (self.next_order, self.frame);
         let handle = VoiceHandle(id);
-        let voice = match self.pool.acquire(voice) {
+        let voice = match self.pool.acquire(voice, order, now) {
             Ok(_) => return self.started(handle),
             Err(voice) => voice,
         };
@@ -240,7 +233,7 @@ impl Mixer {
             self.event(Event::Rejected { voice: handle });
             return; // `voice` drops here: only an Arc decrement.
         };
-        if let Some(mut old) = self.pool.replace(i, voice) {
+        if let Some((mut old, old_start)) = self.pool.replace(i, voice, order, now) {
             Counters::bump(&self.counters.steals);
             self.event(Event::Stolen {
                 victim: VoiceHandle(old.id),
@@ -248,7 +241,7 @@ impl Mixer {
             });
             // A voice that has sounded fades out; one that never rendered a
             // frame (started this block) can be cut silently.
-            if old.start_frame < self.frame && old.peak_gain() > 0.0 {
+            if old_start < now && old.peak_gain() > 0.0 {
                 old.stop(self.steal_fade);
                 self.pool.push_tail(old);
             }

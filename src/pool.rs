@@ -7,12 +7,12 @@
 //! over a flat array (victim choice, render), allocates nothing and never
 //! panics.
 //!
-//! Layout: the voices themselves live in `slots` (array of structs: a voice
-//! is rendered as a whole, a block at a time). What victim choice reads is
-//! kept apart, structure-of-arrays style, in `keys` and `starts`: one
-//! 16-byte sort key and one start frame per slot, so choosing among 1024
-//! voices is one pass over 24 KiB instead of a walk through every voice and
-//! its sound's loudness envelope.
+//! Layout: the voices themselves live in `slots`, one 64-byte cache line
+//! each (a voice is rendered as a whole, a block at a time). What victim
+//! choice reads is kept apart, structure-of-arrays style, in `meta`: a
+//! 32-byte record per slot (sort key, start frame, start order), so choosing
+//! among 1024 voices is one pass over 32 KiB instead of a walk through every
+//! voice and its sound's loudness envelope.
 
 use crate::kernel::Isa;
 use crate::settings::StealPolicy;
@@ -20,11 +20,138 @@ use crate::voice::Voice;
 
 const NONE: u32 = u32::MAX;
 
-/// A pool slot: either on the free list (storing the next free slot, as the
-/// Object Pool pattern's union does) or holding a live voice.
-pub(crate) enum Slot {
+/// A slot of a [`FreeList`]: either on the free list (storing the next free
+/// slot, as the Object Pool pattern's union does) or holding a live object.
+pub(crate) enum Slot<T> {
     Free { next: u32 },
-    Live(Voice),
+    Live(T),
+}
+
+/// The Object Pool pattern itself: a fixed array of slots and an intrusive
+/// free list threaded through the free ones. Acquire and release are O(1),
+/// allocate nothing and never panic.
+pub(crate) struct FreeList<T> {
+    slots: Box<[Slot<T>]>,
+    free_head: u32,
+    live: usize,
+}
+
+impl<T> FreeList<T> {
+    /// `size` slots (at most `u32::MAX - 1`), all free.
+    pub(crate) fn new(size: usize) -> FreeList<T> {
+        let size = size.min(NONE as usize - 1);
+        FreeList {
+            slots: (0..size)
+                .map(|i| Slot::Free {
+                    next: if i + 1 < size { (i + 1) as u32 } else { NONE },
+                })
+                .collect(),
+            free_head: if size > 0 { 0 } else { NONE },
+            live: 0,
+        }
+    }
+
+    /// Puts `value` into the first free slot; gives it back if there is none.
+    #[inline]
+    pub(crate) fn acquire(&mut self, value: T) -> Result<usize, T> {
+        let i = self.free_head as usize;
+        match self.slots.get_mut(i) {
+            Some(slot) => {
+                let Slot::Free { next } = *slot else {
+                    return Err(value); // unreachable while the list is intact
+                };
+                self.free_head = next;
+                *slot = Slot::Live(value);
+                self.live += 1;
+                Ok(i)
+            }
+            None => Err(value),
+        }
+    }
+
+    /// Frees slot `i`, returning its value (`None` if it was free).
+    #[inline]
+    pub(crate) fn release(&mut self, i: usize) -> Option<T> {
+        let slot = self.slots.get_mut(i)?;
+        if let Slot::Free { .. } = slot {
+            return None;
+        }
+        let old = std::mem::replace(
+            slot,
+            Slot::Free {
+                next: self.free_head,
+            },
+        );
+        self.free_head = i as u32;
+        self.live -= 1;
+        match old {
+            Slot::Live(v) => Some(v),
+            Slot::Free { .. } => None,
+        }
+    }
+
+    pub(crate) fn get_mut(&mut self, i: usize) -> Option<&mut T> {
+        match self.slots.get_mut(i) {
+            Some(Slot::Live(v)) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Slots in the list.
+    pub(crate) fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Slots holding a value.
+    pub(crate) fn live(&self) -> usize {
+        self.live
+    }
+
+    pub(crate) fn slots(&self) -> &[Slot<T>] {
+        &self.slots
+    }
+
+    pub(crate) fn slots_mut(&mut self) -> &mut [Slot<T>] {
+        &mut self.slots
+    }
+
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.slots.len() * std::mem::size_of::<Slot<T>>()
+    }
+
+    /// Checks that the free list and the live slots partition the slots.
+    /// (Allocates: tests and soak runs only.)
+    pub(crate) fn check(&self) -> Result<(), String> {
+        let mut seen = vec![false; self.slots.len()];
+        let mut free = 0;
+        let mut at = self.free_head;
+        while at != NONE {
+            let i = at as usize;
+            match self.slots.get(i) {
+                Some(Slot::Free { next }) if !seen[i] => {
+                    seen[i] = true;
+                    free += 1;
+                    at = *next;
+                }
+                Some(Slot::Free { .. }) => return Err(format!("free list loops at slot {i}")),
+                Some(Slot::Live(_)) => return Err(format!("free list reaches live slot {i}")),
+                None => return Err(format!("free list points past the pool ({i})")),
+            }
+        }
+        let live = self
+            .slots
+            .iter()
+            .filter(|s| matches!(s, Slot::Live(_)))
+            .count();
+        if live != self.live || free + live != self.slots.len() {
+            return Err(format!(
+                "free {free} + live {live} (counted {}) != pool size {}",
+                self.live,
+                self.slots.len()
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// Victim-choice sort key of a slot; smaller is a better victim. From the
@@ -44,12 +171,9 @@ const LEVEL_BITS: Key = (u32::MAX as Key) << LEVEL_SHIFT;
 /// Handles are checked by id: ids are never reused, so each slot's current id
 /// acts as its generation and a handle to a reused slot matches nothing.
 pub(crate) struct VoicePool {
-    slots: Box<[Slot]>,
-    free_head: u32,
-    live: usize,
-    /// Per slot: victim-choice key (see [`Key`]) and start frame.
-    keys: Box<[Key]>,
-    starts: Box<[u64]>,
+    slots: FreeList<Voice>,
+    /// Per slot: what victim choice reads.
+    meta: Box<[Meta]>,
     /// Live voice id -> slot.
     index: IdIndex,
     /// Stolen voices finishing their fade-out, outside the pool proper so the
@@ -69,17 +193,9 @@ pub(crate) enum Victim {
 impl VoicePool {
     /// `voices` slots, all free, and as many fade-out tails.
     pub(crate) fn new(voices: usize) -> VoicePool {
-        let slots = (0..voices)
-            .map(|i| Slot::Free {
-                next: if i + 1 < voices { (i + 1) as u32 } else { NONE },
-            })
-            .collect();
         VoicePool {
-            slots,
-            free_head: if voices > 0 { 0 } else { NONE },
-            live: 0,
-            keys: vec![NOT_A_CANDIDATE; voices].into_boxed_slice(),
-            starts: vec![0; voices].into_boxed_slice(),
+            slots: FreeList::new(voices),
+            meta: vec![Meta::FREE; voices].into_boxed_slice(),
             index: IdIndex::new(voices),
             tails: Vec::with_capacity(voices),
         }
@@ -88,73 +204,59 @@ impl VoicePool {
     /// Heap bytes held, all allocated by [`VoicePool::new`].
     pub(crate) fn memory_bytes(&self) -> usize {
         use std::mem::size_of;
-        self.slots.len() * size_of::<Slot>()
-            + self.keys.len() * size_of::<Key>()
-            + self.starts.len() * size_of::<u64>()
+        self.slots.memory_bytes()
+            + self.meta.len() * size_of::<Meta>()
             + self.index.memory_bytes()
             + self.tails.capacity() * size_of::<Voice>()
     }
 
     /// Slots holding a voice.
     pub(crate) fn live(&self) -> usize {
-        self.live
+        self.slots.live()
     }
 
-    /// Puts `voice` into a free slot in O(1); gives it back if there is none.
-    pub(crate) fn acquire(&mut self, voice: Voice) -> Result<usize, Voice> {
-        let i = self.free_head as usize;
-        match self.slots.get(i) {
-            Some(Slot::Free { next }) => {
-                self.free_head = *next;
-                self.index.insert(voice.id, i as u32);
-                self.set_key(i, &voice);
-                self.slots[i] = Slot::Live(voice);
-                self.live += 1;
-                Ok(i)
-            }
-            _ => Err(voice),
+    /// Puts `voice`, started as number `order` at output frame `start`, into
+    /// a free slot in O(1); gives it back if there is none.
+    pub(crate) fn acquire(&mut self, voice: Voice, order: u64, start: u64) -> Result<usize, Voice> {
+        let meta = Meta::of(&voice, order, start);
+        let id = voice.id;
+        let i = self.slots.acquire(voice)?;
+        if let Some(m) = self.meta.get_mut(i) {
+            *m = meta;
         }
+        self.index.insert(id, i as u32);
+        Ok(i)
     }
 
     /// Frees slot `i` in O(1), returning its voice.
     pub(crate) fn release(&mut self, i: usize) -> Option<Voice> {
-        let slot = self.slots.get_mut(i)?;
-        if let Slot::Free { .. } = slot {
-            return None;
+        let v = self.slots.release(i)?;
+        if let Some(meta) = self.meta.get_mut(i) {
+            *meta = Meta::FREE;
         }
-        let old = std::mem::replace(
-            slot,
-            Slot::Free {
-                next: self.free_head,
-            },
-        );
-        self.free_head = i as u32;
-        self.live -= 1;
-        self.keys[i] = NOT_A_CANDIDATE;
-        match old {
-            Slot::Live(v) => {
-                self.index.remove(v.id);
-                Some(v)
-            }
-            Slot::Free { .. } => None,
-        }
+        self.index.remove(v.id);
+        Some(v)
     }
 
-    /// Puts `voice` into live slot `i`, returning the voice it replaces.
-    pub(crate) fn replace(&mut self, i: usize, voice: Voice) -> Option<Voice> {
-        let Some(Slot::Live(old)) = self.slots.get_mut(i) else {
+    /// Puts `voice` (started as number `order` at frame `start`) into live
+    /// slot `i`, returning the voice it replaces and that voice's start frame.
+    pub(crate) fn replace(
+        &mut self,
+        i: usize,
+        voice: Voice,
+        order: u64,
+        start: u64,
+    ) -> Option<(Voice, u64)> {
+        let (Some(old), Some(meta)) = (self.slots.get_mut(i), self.meta.get_mut(i)) else {
             return None;
         };
+        let old_start = meta.start;
+        *meta = Meta::of(&voice, order, start);
         let (old_id, new_id) = (old.id, voice.id);
         let old = std::mem::replace(old, voice);
         self.index.remove(old_id);
         self.index.insert(new_id, i as u32);
-        if let Some(Slot::Live(v)) = self.slots.get(i) {
-            let (key, start) = key_of(v);
-            self.keys[i] = key;
-            self.starts[i] = start;
-        }
-        Some(old)
+        Some((old, old_start))
     }
 
     /// The slot holding voice `id`, if it is still live. O(1).
@@ -166,24 +268,18 @@ impl VoicePool {
     /// victim-choice key. O(1).
     pub(crate) fn with_voice(&mut self, id: u64, f: impl FnOnce(&mut Voice)) {
         let Some(i) = self.find(id) else { return };
-        if let Some(Slot::Live(v)) = self.slots.get_mut(i) {
+        if let (Some(v), Some(meta)) = (self.slots.get_mut(i), self.meta.get_mut(i)) {
             f(v);
-            let (key, start) = key_of(v);
-            self.keys[i] = key;
-            self.starts[i] = start;
+            meta.refresh(v);
         }
     }
 
     /// Applies `f` to every live voice and refreshes the keys.
     pub(crate) fn for_each_live(&mut self, mut f: impl FnMut(&mut Voice)) {
-        for (slot, (key, start)) in self
-            .slots
-            .iter_mut()
-            .zip(self.keys.iter_mut().zip(self.starts.iter_mut()))
-        {
+        for (slot, meta) in self.slots.slots_mut().iter_mut().zip(self.meta.iter_mut()) {
             if let Slot::Live(v) = slot {
                 f(v);
-                (*key, *start) = key_of(v);
+                meta.refresh(v);
             }
         }
     }
@@ -192,25 +288,23 @@ impl VoicePool {
     /// position and gain do) into its key, and reports each slot:
     /// `(slot, id, audible power)`, id 0 and power 0 for a free slot.
     pub(crate) fn update_levels(&mut self, mut report: impl FnMut(usize, u64, f32)) {
-        for (i, (slot, key)) in self.slots.iter().zip(self.keys.iter_mut()).enumerate() {
+        for (i, (slot, meta)) in self
+            .slots
+            .slots()
+            .iter()
+            .zip(self.meta.iter_mut())
+            .enumerate()
+        {
             match slot {
                 Slot::Live(v) => {
                     let power = v.audible_power();
-                    if *key != NOT_A_CANDIDATE {
-                        *key = (*key & !LEVEL_BITS) | (Key::from(power.to_bits()) << LEVEL_SHIFT);
+                    if meta.key != NOT_A_CANDIDATE {
+                        meta.key = (meta.key & !LEVEL_BITS) | level_bits(power);
                     }
                     report(i, v.id, power);
                 }
                 Slot::Free { .. } => report(i, 0, 0.0),
             }
-        }
-    }
-
-    fn set_key(&mut self, i: usize, voice: &Voice) {
-        let (key, start) = key_of(voice);
-        if let (Some(k), Some(s)) = (self.keys.get_mut(i), self.starts.get_mut(i)) {
-            *k = key;
-            *s = start;
         }
     }
 
@@ -236,15 +330,15 @@ impl VoicePool {
         };
         let mut best = NOT_A_CANDIDATE;
         let mut best_slot = 0;
-        for (i, (&key, &start)) in self.keys.iter().zip(self.starts.iter()).enumerate() {
-            let young = if now.saturating_sub(start) < min_age {
+        for (i, m) in self.meta.iter().enumerate() {
+            let young = if now.saturating_sub(m.start) < min_age {
                 YOUNG_BIT
             } else {
                 0
             };
             // A non-candidate keeps its top bits set whatever the mask: it
             // stays above every real key (whose bits 105.. are 0).
-            let k = (key & mask) | young;
+            let k = (m.key & mask) | young;
             if k < best {
                 best = k;
                 best_slot = i;
@@ -290,9 +384,9 @@ impl VoicePool {
         mut on_end: impl FnMut(u64),
     ) {
         for i in 0..self.slots.len() {
-            let ended = match &mut self.slots[i] {
-                Slot::Live(v) => !v.render(l, r, isa),
-                Slot::Free { .. } => false,
+            let ended = match self.slots.get_mut(i) {
+                Some(v) => !v.render(l, r, isa),
+                None => false,
             };
             if ended {
                 if let Some(v) = self.release(i) {
@@ -315,24 +409,10 @@ impl VoicePool {
     /// victim-choice keys agree with the slots, the tails never outgrew their
     /// capacity. For tests and soak runs (allocates; not for the audio thread).
     pub(crate) fn check_invariants(&self) -> Result<(), String> {
-        let mut seen = vec![false; self.slots.len()];
-        let mut free = 0;
-        let mut at = self.free_head;
-        while at != NONE {
-            let i = at as usize;
-            match self.slots.get(i) {
-                Some(Slot::Free { next }) if !seen[i] => {
-                    seen[i] = true;
-                    free += 1;
-                    at = *next;
-                }
-                Some(Slot::Free { .. }) => return Err(format!("free list loops at slot {i}")),
-                Some(Slot::Live(_)) => return Err(format!("free list reaches live slot {i}")),
-                None => return Err(format!("free list points past the pool ({i})")),
-            }
-        }
+        self.slots.check()?;
         let live: Vec<(usize, &Voice)> = self
             .slots
+            .slots()
             .iter()
             .enumerate()
             .filter_map(|(i, s)| match s {
@@ -340,14 +420,6 @@ impl VoicePool {
                 Slot::Free { .. } => None,
             })
             .collect();
-        if live.len() != self.live || free + live.len() != self.slots.len() {
-            return Err(format!(
-                "free {free} + live {} (counted {}) != pool size {}",
-                live.len(),
-                self.live,
-                self.slots.len()
-            ));
-        }
         let mut ids: Vec<u64> = live.iter().map(|(_, v)| v.id).collect();
         ids.sort_unstable();
         if ids.windows(2).any(|w| w[0] == w[1]) {
@@ -364,13 +436,14 @@ impl VoicePool {
             if self.find(v.id) != Some(i) {
                 return Err(format!("id index does not map voice {} to slot {i}", v.id));
             }
-            let (key, start) = key_of(v);
-            if (key & !LEVEL_BITS, start) != (self.keys[i] & !LEVEL_BITS, self.starts[i]) {
+            let m = self.meta[i];
+            let fresh = Meta::of(v, m.order, m.start);
+            if fresh.key & !LEVEL_BITS != m.key & !LEVEL_BITS {
                 return Err(format!("victim key of slot {i} is stale"));
             }
         }
-        for (i, s) in self.slots.iter().enumerate() {
-            if matches!(s, Slot::Free { .. }) && self.keys[i] != NOT_A_CANDIDATE {
+        for (i, s) in self.slots.slots().iter().enumerate() {
+            if matches!(s, Slot::Free { .. }) && self.meta[i].key != NOT_A_CANDIDATE {
                 return Err(format!("free slot {i} is a stealing candidate"));
             }
         }
@@ -385,15 +458,45 @@ impl VoicePool {
     }
 }
 
-/// The victim-choice key (young bit clear) and start frame of `v`.
-fn key_of(v: &Voice) -> (Key, u64) {
-    if v.protected {
-        return (NOT_A_CANDIDATE, v.start_frame);
+/// What victim choice reads about one slot.
+#[derive(Clone, Copy, Debug)]
+struct Meta {
+    /// See [`Key`]; the young bit is always clear here.
+    key: Key,
+    /// Output frame the voice started at.
+    start: u64,
+    /// Start order (ties go to the oldest; `StealPolicy::Oldest`).
+    order: u64,
+}
+
+impl Meta {
+    const FREE: Meta = Meta {
+        key: NOT_A_CANDIDATE,
+        start: 0,
+        order: 0,
+    };
+
+    fn of(v: &Voice, order: u64, start: u64) -> Meta {
+        let key = if v.protected {
+            NOT_A_CANDIDATE
+        } else {
+            (Key::from(v.priority) << PRIORITY_SHIFT)
+                | level_bits(v.audible_power())
+                | Key::from(order)
+        };
+        Meta { key, start, order }
     }
-    let key = (Key::from(v.priority) << PRIORITY_SHIFT)
-        | (Key::from(v.audible_power().to_bits()) << LEVEL_SHIFT)
-        | Key::from(v.order);
-    (key, v.start_frame)
+
+    /// Recomputes the key after `v` changed (its level, say).
+    fn refresh(&mut self, v: &Voice) {
+        *self = Meta::of(v, self.order, self.start);
+    }
+}
+
+/// An audible power in its place in a [`Key`]. Powers are finite and
+/// non-negative, so their bit patterns order like their values.
+fn level_bits(power: f32) -> Key {
+    Key::from(power.max(0.0).to_bits()) << LEVEL_SHIFT
 }
 
 /// Maps live voice ids to slots: open addressing with linear probing, at
@@ -401,25 +504,30 @@ fn key_of(v: &Voice) -> (Key, u64) {
 /// stay short however long the engine runs). Id 0 marks an empty entry
 /// (handles count from 1). Every loop is bounded by the table size.
 struct IdIndex {
-    ids: Box<[u64]>,
-    slots: Box<[u32]>,
+    entries: Box<[Entry]>,
     len: usize,
     shift: u32,
+}
+
+/// One index entry: id and slot side by side (one cache line per probe).
+#[derive(Clone, Copy)]
+struct Entry {
+    id: u64,
+    slot: u32,
 }
 
 impl IdIndex {
     fn new(voices: usize) -> IdIndex {
         let size = (2 * voices).next_power_of_two().max(2);
         IdIndex {
-            ids: vec![0; size].into_boxed_slice(),
-            slots: vec![0; size].into_boxed_slice(),
+            entries: vec![Entry { id: 0, slot: 0 }; size].into_boxed_slice(),
             len: 0,
             shift: 64 - size.trailing_zeros(),
         }
     }
 
     fn memory_bytes(&self) -> usize {
-        self.ids.len() * 12
+        self.entries.len() * std::mem::size_of::<Entry>()
     }
 
     fn len(&self) -> usize {
@@ -427,7 +535,7 @@ impl IdIndex {
     }
 
     fn mask(&self) -> usize {
-        self.ids.len() - 1
+        self.entries.len() - 1
     }
 
     /// Fibonacci hashing: consecutive ids land far apart.
@@ -438,8 +546,8 @@ impl IdIndex {
     fn position(&self, id: u64) -> Option<usize> {
         let mask = self.mask();
         let mut at = self.home(id);
-        for _ in 0..self.ids.len() {
-            match self.ids[at] {
+        for _ in 0..self.entries.len() {
+            match self.entries[at].id {
                 0 => return None,
                 x if x == id => return Some(at),
                 _ => at = (at + 1) & mask,
@@ -449,7 +557,7 @@ impl IdIndex {
     }
 
     fn get(&self, id: u64) -> Option<u32> {
-        self.position(id).map(|at| self.slots[at])
+        self.position(id).map(|at| self.entries[at].slot)
     }
 
     /// Inserts or updates `id`. Only fails (silently) if the table is full,
@@ -461,16 +569,16 @@ impl IdIndex {
         }
         let mask = self.mask();
         let mut at = self.home(id);
-        for _ in 0..self.ids.len() {
-            match self.ids[at] {
+        for _ in 0..self.entries.len() {
+            let e = &mut self.entries[at];
+            match e.id {
                 0 => {
-                    self.ids[at] = id;
-                    self.slots[at] = slot;
+                    *e = Entry { id, slot };
                     self.len += 1;
                     return;
                 }
                 x if x == id => {
-                    self.slots[at] = slot;
+                    e.slot = slot;
                     return;
                 }
                 _ => at = (at + 1) & mask,
@@ -483,23 +591,21 @@ impl IdIndex {
             return;
         };
         let mask = self.mask();
-        self.ids[hole] = 0;
+        self.entries[hole].id = 0;
         self.len -= 1;
         // Shift back every later entry of the run whose home is not in
         // (hole, at]: it would no longer be found past the hole.
         let mut at = (hole + 1) & mask;
-        for _ in 0..self.ids.len() {
-            let x = self.ids[at];
-            if x == 0 {
+        for _ in 0..self.entries.len() {
+            let e = self.entries[at];
+            if e.id == 0 {
                 return;
             }
-            let home = self.home(x);
-            let dist_home = at.wrapping_sub(home) & mask;
+            let dist_home = at.wrapping_sub(self.home(e.id)) & mask;
             let dist_hole = at.wrapping_sub(hole) & mask;
             if dist_home >= dist_hole {
-                self.ids[hole] = x;
-                self.slots[hole] = self.slots[at];
-                self.ids[at] = 0;
+                self.entries[hole] = e;
+                self.entries[at].id = 0;
                 hole = at;
             }
             at = (at + 1) & mask;
