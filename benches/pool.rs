@@ -51,7 +51,6 @@ fn play_full_pool(c: &mut Criterion) {
         let params = PlayParams::default()
             .volume(0.1 + 0.9 * ((k * 37 % 101) as f32 / 100.0))
             .pan(((k * 53 % 201) as f32 / 100.0) - 1.0)
-            .priority(128 + k.is_multiple_of(3) as u8)
             .looping(true);
         PreparedPlay::new(*id, &sounds[k % sounds.len()], params)
     };

@@ -225,9 +225,13 @@ impl Mixer {
             Ok(_) => return self.started(handle),
             Err(voice) => voice,
         };
-        let victim =
-            self.pool
-                .choose_victim(self.policy, params.priority, self.frame, self.min_age);
+        let victim = self.pool.choose_victim(
+            self.policy,
+            params.priority,
+            self.frame,
+            self.min_age,
+            self.isa,
+        );
         let Victim::Slot(i) = victim else {
             Counters::bump(&self.counters.rejections);
             self.event(Event::Rejected { voice: handle });

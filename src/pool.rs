@@ -9,14 +9,16 @@
 //!
 //! Layout: the voices themselves live in `slots`, one 64-byte cache line
 //! each (a voice is rendered as a whole, a block at a time). What victim
-//! choice reads is kept apart, structure-of-arrays style, in `meta`: a
-//! 32-byte record per slot (sort key, start frame, start order), so choosing
-//! among 1024 voices is one pass over 32 KiB instead of a walk through every
-//! voice and its sound's loudness envelope.
+//! choice reads is kept apart, structure-of-arrays style: three `u64`
+//! arrays (sort key, start frame, start order), so choosing among 1024
+//! voices is a few vectorized passes over 24 KiB instead of a walk through
+//! every voice and its sound's loudness envelope.
 
 use crate::kernel::Isa;
 use crate::settings::StealPolicy;
 use crate::voice::Voice;
+#[cfg(test)]
+use std::sync::Arc;
 
 const NONE: u32 = u32::MAX;
 
@@ -154,17 +156,17 @@ impl<T> FreeList<T> {
     }
 }
 
-/// Victim-choice sort key of a slot; smaller is a better victim. From the
-/// most significant bits down: priority (bits 97..105), "young" (bit 96, set
-/// during the scan), audible power as `f32` bits (64..96; non-negative
-/// floats order like their bits), start order (0..64). A free or protected
-/// slot holds [`NOT_A_CANDIDATE`], larger than any real key.
-type Key = u128;
-const NOT_A_CANDIDATE: Key = Key::MAX;
-const PRIORITY_SHIFT: u32 = 97;
-const YOUNG_BIT: Key = 1 << 96;
-const LEVEL_SHIFT: u32 = 64;
-const LEVEL_BITS: Key = (u32::MAX as Key) << LEVEL_SHIFT;
+/// Victim-choice sort key of a slot; smaller is a better victim (ties go to
+/// the smaller start order, kept beside it). From the most significant bits
+/// down: priority (bits 32..40), "young" (bit 31, set during the scan),
+/// audible power as `f32` bits (0..31: a non-negative float orders like its
+/// bits). A free or protected slot holds [`NOT_A_CANDIDATE`], which stays
+/// above every real key (bits 40.. set) whatever the scan masks or sets.
+const NOT_A_CANDIDATE: u64 = u64::MAX;
+const PRIORITY_SHIFT: u32 = 32;
+const YOUNG_BIT: u64 = 1 << 31;
+const LEVEL_BITS: u64 = YOUNG_BIT - 1;
+const CANDIDATE_BITS: u32 = 40;
 
 /// Fixed-size pool of voices plus fade-out tails for stolen voices.
 ///
@@ -172,8 +174,12 @@ const LEVEL_BITS: Key = (u32::MAX as Key) << LEVEL_SHIFT;
 /// acts as its generation and a handle to a reused slot matches nothing.
 pub(crate) struct VoicePool {
     slots: FreeList<Voice>,
-    /// Per slot: what victim choice reads.
-    meta: Box<[Meta]>,
+    /// Per slot, what victim choice reads: sort key, start frame, start
+    /// order; and scratch space for the scan.
+    keys: Box<[u64]>,
+    starts: Box<[u64]>,
+    orders: Box<[u64]>,
+    scratch: Box<[u64]>,
     /// Live voice id -> slot.
     index: IdIndex,
     /// Stolen voices finishing their fade-out, outside the pool proper so the
@@ -195,7 +201,10 @@ impl VoicePool {
     pub(crate) fn new(voices: usize) -> VoicePool {
         VoicePool {
             slots: FreeList::new(voices),
-            meta: vec![Meta::FREE; voices].into_boxed_slice(),
+            keys: vec![NOT_A_CANDIDATE; voices].into_boxed_slice(),
+            starts: vec![0; voices].into_boxed_slice(),
+            orders: vec![0; voices].into_boxed_slice(),
+            scratch: vec![0; voices].into_boxed_slice(),
             index: IdIndex::new(voices),
             tails: Vec::with_capacity(voices),
         }
@@ -205,7 +214,8 @@ impl VoicePool {
     pub(crate) fn memory_bytes(&self) -> usize {
         use std::mem::size_of;
         self.slots.memory_bytes()
-            + self.meta.len() * size_of::<Meta>()
+            + (self.keys.len() + self.starts.len() + self.orders.len() + self.scratch.len())
+                * size_of::<u64>()
             + self.index.memory_bytes()
             + self.tails.capacity() * size_of::<Voice>()
     }
@@ -218,12 +228,10 @@ impl VoicePool {
     /// Puts `voice`, started as number `order` at output frame `start`, into
     /// a free slot in O(1); gives it back if there is none.
     pub(crate) fn acquire(&mut self, voice: Voice, order: u64, start: u64) -> Result<usize, Voice> {
-        let meta = Meta::of(&voice, order, start);
+        let key = key_of(&voice);
         let id = voice.id;
         let i = self.slots.acquire(voice)?;
-        if let Some(m) = self.meta.get_mut(i) {
-            *m = meta;
-        }
+        self.set_meta(i, key, start, order);
         self.index.insert(id, i as u32);
         Ok(i)
     }
@@ -231,9 +239,7 @@ impl VoicePool {
     /// Frees slot `i` in O(1), returning its voice.
     pub(crate) fn release(&mut self, i: usize) -> Option<Voice> {
         let v = self.slots.release(i)?;
-        if let Some(meta) = self.meta.get_mut(i) {
-            *meta = Meta::FREE;
-        }
+        self.set_meta(i, NOT_A_CANDIDATE, 0, 0);
         self.index.remove(v.id);
         Some(v)
     }
@@ -247,13 +253,12 @@ impl VoicePool {
         order: u64,
         start: u64,
     ) -> Option<(Voice, u64)> {
-        let (Some(old), Some(meta)) = (self.slots.get_mut(i), self.meta.get_mut(i)) else {
-            return None;
-        };
-        let old_start = meta.start;
-        *meta = Meta::of(&voice, order, start);
+        let old_start = *self.starts.get(i)?;
+        let key = key_of(&voice);
+        let old = self.slots.get_mut(i)?;
         let (old_id, new_id) = (old.id, voice.id);
         let old = std::mem::replace(old, voice);
+        self.set_meta(i, key, start, order);
         self.index.remove(old_id);
         self.index.insert(new_id, i as u32);
         Some((old, old_start))
@@ -268,18 +273,18 @@ impl VoicePool {
     /// victim-choice key. O(1).
     pub(crate) fn with_voice(&mut self, id: u64, f: impl FnOnce(&mut Voice)) {
         let Some(i) = self.find(id) else { return };
-        if let (Some(v), Some(meta)) = (self.slots.get_mut(i), self.meta.get_mut(i)) {
+        if let (Some(v), Some(key)) = (self.slots.get_mut(i), self.keys.get_mut(i)) {
             f(v);
-            meta.refresh(v);
+            *key = key_of(v);
         }
     }
 
     /// Applies `f` to every live voice and refreshes the keys.
     pub(crate) fn for_each_live(&mut self, mut f: impl FnMut(&mut Voice)) {
-        for (slot, meta) in self.slots.slots_mut().iter_mut().zip(self.meta.iter_mut()) {
+        for (slot, key) in self.slots.slots_mut().iter_mut().zip(self.keys.iter_mut()) {
             if let Slot::Live(v) = slot {
                 f(v);
-                meta.refresh(v);
+                *key = key_of(v);
             }
         }
     }
@@ -288,23 +293,33 @@ impl VoicePool {
     /// position and gain do) into its key, and reports each slot:
     /// `(slot, id, audible power)`, id 0 and power 0 for a free slot.
     pub(crate) fn update_levels(&mut self, mut report: impl FnMut(usize, u64, f32)) {
-        for (i, (slot, meta)) in self
+        for (i, (slot, key)) in self
             .slots
             .slots()
             .iter()
-            .zip(self.meta.iter_mut())
+            .zip(self.keys.iter_mut())
             .enumerate()
         {
             match slot {
                 Slot::Live(v) => {
                     let power = v.audible_power();
-                    if meta.key != NOT_A_CANDIDATE {
-                        meta.key = (meta.key & !LEVEL_BITS) | level_bits(power);
+                    if *key != NOT_A_CANDIDATE {
+                        *key = (*key & !LEVEL_BITS) | level_bits(power);
                     }
                     report(i, v.id, power);
                 }
                 Slot::Free { .. } => report(i, 0, 0.0),
             }
+        }
+    }
+
+    fn set_meta(&mut self, i: usize, key: u64, start: u64, order: u64) {
+        if let (Some(k), Some(s), Some(o)) = (
+            self.keys.get_mut(i),
+            self.starts.get_mut(i),
+            self.orders.get_mut(i),
+        ) {
+            (*k, *s, *o) = (key, start, order);
         }
     }
 
@@ -314,44 +329,57 @@ impl VoicePool {
     /// than `min_age` frames only if no older candidate exists; then the
     /// quietest (or oldest), ties to the oldest.
     ///
-    /// One pass over the keys: the smallest key is the lowest priority, then
-    /// not young, then quietest, then oldest.
+    /// The smallest key is the lowest priority, then not young, then the
+    /// quietest; among equal keys the smallest start order wins. Three
+    /// branch-free passes over the key arrays (see [`scan`]), which the
+    /// compiler vectorizes (with AVX2 where the CPU has it).
     pub(crate) fn choose_victim(
-        &self,
+        &mut self,
         policy: StealPolicy,
         priority: u8,
         now: u64,
         min_age: u64,
+        isa: Isa,
     ) -> Victim {
         let mask = match policy {
             StealPolicy::Reject => return Victim::None,
-            StealPolicy::Quietest => Key::MAX,
+            StealPolicy::Quietest => u64::MAX,
             StealPolicy::Oldest => !LEVEL_BITS,
         };
-        let mut best = NOT_A_CANDIDATE;
-        let mut best_slot = 0;
-        for (i, m) in self.meta.iter().enumerate() {
-            let young = if now.saturating_sub(m.start) < min_age {
-                YOUNG_BIT
-            } else {
-                0
-            };
-            // A non-candidate keeps its top bits set whatever the mask: it
-            // stays above every real key (whose bits 105.. are 0).
-            let k = (m.key & mask) | young;
-            if k < best {
-                best = k;
-                best_slot = i;
-            }
-        }
-        if best >> 105 != 0 {
+        let Scan { key, slot } = match isa {
+            // SAFETY: `Isa::Avx2` exists only when the CPU has AVX2.
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => unsafe {
+                scan_avx2(
+                    &self.keys,
+                    &self.starts,
+                    &self.orders,
+                    &mut self.scratch,
+                    mask,
+                    now,
+                    min_age,
+                )
+            },
+            _ => scan(
+                &self.keys,
+                &self.starts,
+                &self.orders,
+                &mut self.scratch,
+                mask,
+                now,
+                min_age,
+            ),
+        };
+        if key >> CANDIDATE_BITS != 0 {
             return Victim::None; // no candidate at all
         }
-        let lowest = (best >> PRIORITY_SHIFT) as u8;
-        if priority < lowest {
-            return Victim::None;
+        if priority < (key >> PRIORITY_SHIFT) as u8 {
+            return Victim::None; // the newcomer ranks below every candidate
         }
-        Victim::Slot(best_slot)
+        match slot {
+            Some(i) => Victim::Slot(i),
+            None => Victim::None,
+        }
     }
 
     /// Keeps a stolen voice fading out. If every tail is busy (more steals
@@ -436,14 +464,12 @@ impl VoicePool {
             if self.find(v.id) != Some(i) {
                 return Err(format!("id index does not map voice {} to slot {i}", v.id));
             }
-            let m = self.meta[i];
-            let fresh = Meta::of(v, m.order, m.start);
-            if fresh.key & !LEVEL_BITS != m.key & !LEVEL_BITS {
+            if key_of(v) & !LEVEL_BITS != self.keys[i] & !LEVEL_BITS {
                 return Err(format!("victim key of slot {i} is stale"));
             }
         }
         for (i, s) in self.slots.slots().iter().enumerate() {
-            if matches!(s, Slot::Free { .. }) && self.meta[i].key != NOT_A_CANDIDATE {
+            if matches!(s, Slot::Free { .. }) && self.keys[i] != NOT_A_CANDIDATE {
                 return Err(format!("free slot {i} is a stealing candidate"));
             }
         }
@@ -458,45 +484,98 @@ impl VoicePool {
     }
 }
 
-/// What victim choice reads about one slot.
-#[derive(Clone, Copy, Debug)]
-struct Meta {
-    /// See [`Key`]; the young bit is always clear here.
-    key: Key,
-    /// Output frame the voice started at.
-    start: u64,
-    /// Start order (ties go to the oldest; `StealPolicy::Oldest`).
-    order: u64,
+/// The victim-choice key of `v` (young bit clear).
+fn key_of(v: &Voice) -> u64 {
+    if v.protected {
+        NOT_A_CANDIDATE
+    } else {
+        (u64::from(v.priority) << PRIORITY_SHIFT) | level_bits(v.audible_power())
+    }
 }
 
-impl Meta {
-    const FREE: Meta = Meta {
-        key: NOT_A_CANDIDATE,
-        start: 0,
-        order: 0,
-    };
+/// An audible power in its place in a key: its `f32` bits, which order like
+/// the values for non-negative floats (anything else, `-0.0` included,
+/// counts as silent).
+fn level_bits(power: f32) -> u64 {
+    if power > 0.0 {
+        u64::from(power.to_bits()) & LEVEL_BITS
+    } else {
+        0
+    }
+}
 
-    fn of(v: &Voice, order: u64, start: u64) -> Meta {
-        let key = if v.protected {
-            NOT_A_CANDIDATE
+/// The result of a victim scan: the smallest key seen (with the young bit
+/// set as it applied) and the slot holding it with the smallest order.
+struct Scan {
+    key: u64,
+    slot: Option<usize>,
+}
+
+/// Victim scan: (1) each slot's key, masked by policy and marked young,
+/// into `scratch`, and their minimum; (2) the smallest order among the
+/// slots with that key; (3) the slot with that order. The first two passes
+/// are branch-free loops over flat arrays (vectorized), the third stops at
+/// the match. Orders are unique among live voices; a slot that is not a
+/// candidate never has the minimum key (unless nothing is a candidate,
+/// which the caller checks on the key).
+#[inline(always)]
+fn scan(
+    keys: &[u64],
+    starts: &[u64],
+    orders: &[u64],
+    scratch: &mut [u64],
+    mask: u64,
+    now: u64,
+    min_age: u64,
+) -> Scan {
+    let n = keys
+        .len()
+        .min(starts.len())
+        .min(orders.len())
+        .min(scratch.len());
+    let (keys, starts, orders, scratch) =
+        (&keys[..n], &starts[..n], &orders[..n], &mut scratch[..n]);
+    let mut min_key = u64::MAX;
+    for ((s, &k), &start) in scratch.iter_mut().zip(keys).zip(starts) {
+        let young = if now.saturating_sub(start) < min_age {
+            YOUNG_BIT
         } else {
-            (Key::from(v.priority) << PRIORITY_SHIFT)
-                | level_bits(v.audible_power())
-                | Key::from(order)
+            0
         };
-        Meta { key, start, order }
+        *s = (k & mask) | young;
+        min_key = min_key.min(*s);
     }
-
-    /// Recomputes the key after `v` changed (its level, say).
-    fn refresh(&mut self, v: &Voice) {
-        *self = Meta::of(v, self.order, self.start);
+    // Pass 2: each slot's order if its key is the smallest, else MAX.
+    let mut min_order = u64::MAX;
+    for (s, &o) in scratch.iter_mut().zip(orders) {
+        let not_min = u64::from(*s != min_key).wrapping_neg(); // 0 or MAX
+        *s = o | not_min;
+        min_order = min_order.min(*s);
     }
+    // Pass 3: where it is (orders are unique among live voices).
+    let slot = match min_order {
+        u64::MAX => None,
+        o => scratch.iter().position(|&s| s == o),
+    };
+    Scan { key: min_key, slot }
 }
 
-/// An audible power in its place in a [`Key`]. Powers are finite and
-/// non-negative, so their bit patterns order like their values.
-fn level_bits(power: f32) -> Key {
-    Key::from(power.max(0.0).to_bits()) << LEVEL_SHIFT
+/// [`scan`] compiled for AVX2.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn scan_avx2(
+    keys: &[u64],
+    starts: &[u64],
+    orders: &[u64],
+    scratch: &mut [u64],
+    mask: u64,
+    now: u64,
+    min_age: u64,
+) -> Scan {
+    scan(keys, starts, orders, scratch, mask, now, min_age)
 }
 
 /// Maps live voice ids to slots: open addressing with linear probing, at
@@ -615,8 +694,123 @@ impl IdIndex {
 
 #[cfg(test)]
 mod tests {
-    use super::IdIndex;
+    use super::*;
+    use crate::params::PlayParams;
+    use crate::sound::Sound;
     use std::collections::HashMap;
+
+    /// The victim rules of DESIGN.md written out directly, over the voices.
+    fn reference_victim(
+        voices: &[(usize, &Voice, u64, u64)],
+        policy: StealPolicy,
+        priority: u8,
+        now: u64,
+        min_age: u64,
+    ) -> Option<usize> {
+        if policy == StealPolicy::Reject {
+            return None;
+        }
+        let lowest = voices
+            .iter()
+            .filter(|v| !v.1.protected)
+            .map(|v| v.1.priority)
+            .min()?;
+        if priority < lowest {
+            return None;
+        }
+        voices
+            .iter()
+            .filter(|v| !v.1.protected && v.1.priority == lowest)
+            .min_by(|a, b| {
+                let key = |(_, v, order, start): &(usize, &Voice, u64, u64)| {
+                    let young = now.saturating_sub(*start) < min_age;
+                    let level = if policy == StealPolicy::Quietest {
+                        v.audible_power()
+                    } else {
+                        0.0
+                    };
+                    (young, level, *order)
+                };
+                let (ka, kb) = (key(a), key(b));
+                ka.0.cmp(&kb.0)
+                    .then(ka.1.total_cmp(&kb.1))
+                    .then(ka.2.cmp(&kb.2))
+            })
+            .map(|v| v.0)
+    }
+
+    #[test]
+    fn victim_scan_follows_the_design_rules() {
+        let tone: Vec<f32> = (0..4_800).map(|i| (i as f32 * 0.05).sin() * 0.5).collect();
+        let sound = Sound::from_samples(1, 48_000, tone).unwrap();
+        let mut x = 99u64;
+        let mut rnd = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        for round in 0..300 {
+            let size = 1 + rnd(70) as usize;
+            let mut pool = VoicePool::new(size);
+            let mut meta = HashMap::new();
+            for id in 1..=size as u64 {
+                if rnd(5) == 0 {
+                    continue; // leave some slots free
+                }
+                let params = PlayParams::default()
+                    .volume([0.0, 0.25, 0.5, 1.0][rnd(4) as usize])
+                    .pan([-1.0, 0.0, 0.5][rnd(3) as usize])
+                    .priority([10, 128, 200][rnd(3) as usize])
+                    .protected(rnd(6) == 0)
+                    .validate()
+                    .unwrap();
+                let v = Voice::new(Arc::clone(&sound.data), id, &params, 48_000, 0);
+                let (order, start) = (id * 3 + rnd(2), rnd(3_000));
+                let slot = pool.acquire(v, order, start).ok().unwrap();
+                meta.insert(slot, (order, start));
+            }
+            pool.check_invariants().unwrap();
+            // Work out every expected answer first (borrowing the voices),
+            // then ask the pool (whose scan needs its scratch space).
+            let mut cases = Vec::new();
+            {
+                let live: Vec<(usize, &Voice, u64, u64)> = pool
+                    .slots
+                    .slots()
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, s)| match s {
+                        Slot::Live(v) => Some((i, v, meta[&i].0, meta[&i].1)),
+                        Slot::Free { .. } => None,
+                    })
+                    .collect();
+                for policy in [
+                    StealPolicy::Quietest,
+                    StealPolicy::Oldest,
+                    StealPolicy::Reject,
+                ] {
+                    for priority in [0u8, 128, 255] {
+                        let (now, min_age) = (rnd(4_000), [0, 1_440][rnd(2) as usize]);
+                        let want = reference_victim(&live, policy, priority, now, min_age);
+                        cases.push((policy, priority, now, min_age, want));
+                    }
+                }
+            }
+            for (policy, priority, now, min_age, want) in cases {
+                for isa in [Isa::Scalar, Isa::detect()] {
+                    let got = match pool.choose_victim(policy, priority, now, min_age, isa) {
+                        Victim::Slot(i) => Some(i),
+                        Victim::None => None,
+                    };
+                    assert_eq!(
+                        got, want,
+                        "round {round} {policy:?} priority {priority} now {now}"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn id_index_matches_a_hash_map_under_churn() {
