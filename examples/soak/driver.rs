@@ -52,6 +52,9 @@ pub struct Report {
     pub peak_active: usize,
     /// Allocations plus frees counted inside `Mixer::process`.
     pub render_allocations: u64,
+    /// Engine memory (game side, queues, mixer) in bytes, measured after
+    /// the first thousand blocks and checked unchanged at the end.
+    pub engine_memory: usize,
     /// FNV-1a hash of every output sample's bits (determinism check).
     pub output_hash: u64,
     pub wall: Duration,
@@ -70,7 +73,7 @@ impl Report {
 
     pub fn summary(&self) -> String {
         format!(
-            "{:.3} simulated hours, {} frames in {} blocks; {} plays ({} started, {} stolen, {} rejected, {} ended, {} queue-full), {} stops, {} parameter changes, {} stop-alls; peak {} voices; {} allocations on the render path; {:.0}x real time ({:.1} s wall)",
+            "{:.3} simulated hours, {} frames in {} blocks; {} plays ({} started, {} stolen, {} rejected, {} ended, {} queue-full), {} stops, {} parameter changes, {} stop-alls; peak {} voices; {} allocations on the render path; engine memory {} bytes throughout; {:.0}x real time ({:.1} s wall)",
             self.simulated_seconds() / 3600.0,
             self.frames,
             self.blocks,
@@ -85,6 +88,7 @@ impl Report {
             self.stop_alls,
             self.peak_active,
             self.render_allocations,
+            self.engine_memory,
             self.speed(),
             self.wall.as_secs_f64(),
         )
@@ -241,6 +245,9 @@ pub fn run(
                 outstanding.keys().take(5).collect::<Vec<_>>()
             ));
         }
+        if report.blocks == 1_000 {
+            report.engine_memory = engine.memory_bytes() + mixer.memory_bytes();
+        }
         if report.blocks.is_multiple_of(4096) && Instant::now() >= next_progress {
             report.wall = start.elapsed();
             progress(&report);
@@ -252,6 +259,13 @@ pub fn run(
         return Err(format!(
             "{} allocations or frees on the render path",
             report.render_allocations
+        ));
+    }
+    let memory = engine.memory_bytes() + mixer.memory_bytes();
+    if report.blocks > 1_000 && memory != report.engine_memory {
+        return Err(format!(
+            "engine memory went from {} to {memory} bytes",
+            report.engine_memory
         ));
     }
     let played = report.plays;
