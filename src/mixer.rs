@@ -331,7 +331,7 @@ fn soft_limit(x: f32) -> f32 {
     let bent = T + (1.0 - T) * (u / (1.0 + u));
     let y = if a <= T { a } else { bent };
     // NaN and infinity fail `a < INFINITY`.
-    let y = if a < f32::INFINITY && a >= OUTPUT_FLOOR {
+    let y = if (OUTPUT_FLOOR..f32::INFINITY).contains(&a) {
         y
     } else {
         0.0
