@@ -3,6 +3,13 @@
 
 use std::path::PathBuf;
 
+/// True under `cargo bench` (which passes `--bench`), false under
+/// `cargo test` or in criterion's `--test` mode.
+pub fn benchmarking() -> bool {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter().any(|a| a == "--bench") && !args.iter().any(|a| a == "--test")
+}
+
 /// Where criterion writes its results (it runs benches from the package root).
 fn criterion_dir() -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")
