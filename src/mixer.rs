@@ -47,7 +47,9 @@ pub struct Mixer {
     commands: Receiver<Command>,
     events: HeapProd<TimedEvent>,
     counters: Arc<Counters>,
-    pool: VoicePool,
+    /// Boxed: the pool's bookkeeping would otherwise make the mixer (and
+    /// every engine holding one) a few hundred bytes wide.
+    pool: Box<VoicePool>,
     policy: StealPolicy,
     out_rate: u32,
     max_commands: usize,
@@ -80,7 +82,7 @@ impl Mixer {
             commands,
             events,
             counters,
-            pool: VoicePool::new(settings.voices),
+            pool: Box::new(VoicePool::new(settings.voices)),
             policy: settings.steal_policy,
             out_rate,
             max_commands: settings.command_capacity,
@@ -165,7 +167,8 @@ impl Mixer {
     /// with, and owned by, the game side; the command and event queues are
     /// counted by [`crate::Engine::memory_bytes`].)
     pub fn memory_bytes(&self) -> usize {
-        self.pool.memory_bytes()
+        std::mem::size_of::<VoicePool>()
+            + self.pool.memory_bytes()
             + (self.bus_l.len() + self.bus_r.len()) * std::mem::size_of::<f32>()
             + self.counters.memory_bytes()
     }
