@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crossbeam_channel::{Sender, TrySendError};
-use ringbuf::traits::{Consumer, Split};
+use ringbuf::traits::{Consumer, Observer, Split};
 use ringbuf::{HeapCons, HeapProd, HeapRb};
 
 use crate::command::{Command, Event, TimedEvent, VoiceHandle};
@@ -318,9 +318,15 @@ impl Engine {
             game: Mutex::new(GameState {
                 events: cons,
                 stream_events: None,
-                backlog: VecDeque::new(),
+                // Sized for the most they can ever hold, so that neither
+                // grows after start: the backlog keeps at most
+                // `event_capacity`; a handle is live while its play is queued,
+                // its voice sounds, or its terminal event is unread.
+                backlog: VecDeque::with_capacity(settings.event_capacity),
                 backlog_capacity: settings.event_capacity,
-                live: HashSet::new(),
+                live: HashSet::with_capacity(
+                    settings.command_capacity + settings.voices + settings.event_capacity,
+                ),
                 in_flight: Vec::new(),
                 prune_at: 16,
             }),
@@ -396,6 +402,32 @@ impl Engine {
         let (prod, cons) = HeapRb::<TimedEvent>::new(capacity).split();
         self.controller.lock().stream_events = Some(cons);
         (prod, Arc::clone(&self.controller.shared.counters))
+    }
+
+    /// Heap memory of the game side and the queues between the threads, in
+    /// bytes: the command queue, the event queue, the event backlog and the
+    /// set of live handles, each allocated at its full size when the engine
+    /// is made. (The list of sounds kept alive for the audio side grows with
+    /// the number of distinct sounds in flight; sample data is not counted.)
+    /// Add [`Mixer::memory_bytes`] for the audio side.
+    pub fn memory_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let shared = &self.controller.shared;
+        let game = self.controller.lock();
+        // crossbeam's bounded channel: one slot (message + stamp) per command.
+        let commands =
+            shared.commands.capacity().unwrap_or(0) * (size_of::<Command>() + size_of::<usize>());
+        let events = game.events.capacity().get() * size_of::<TimedEvent>();
+        let backlog = game.backlog.capacity() * size_of::<TimedEvent>();
+        // hashbrown: one u64 and one control byte per bucket.
+        let buckets = (game.live.capacity() * 8 / 7 + 1).next_power_of_two();
+        let live = buckets * (size_of::<u64>() + 1);
+        let sounds = game.in_flight.capacity() * size_of::<Arc<SoundData>>();
+        let stream_errors = game
+            .stream_events
+            .as_ref()
+            .map_or(0, |q| q.capacity().get() * size_of::<TimedEvent>());
+        commands + events + backlog + live + sounds + stream_errors
     }
 
     /// Moves reported events into the game-side backlog (which keeps the

@@ -66,8 +66,11 @@
 
 #![warn(missing_docs)]
 
+#[doc(hidden)]
+pub mod bench_support;
 pub mod command;
 pub mod engine;
+mod kernel;
 pub mod mixer;
 pub mod output;
 pub mod params;

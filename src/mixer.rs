@@ -29,6 +29,7 @@ use ringbuf::traits::{Observer, Producer};
 use ringbuf::HeapProd;
 
 use crate::command::{Command, Event, TimedEvent, VoiceHandle};
+use crate::kernel::Isa;
 use crate::params::ValidParams;
 use crate::pool::{Victim, VoicePool};
 use crate::settings::{EngineSettings, StealPolicy};
@@ -46,7 +47,9 @@ pub struct Mixer {
     commands: Receiver<Command>,
     events: HeapProd<TimedEvent>,
     counters: Arc<Counters>,
-    pool: VoicePool,
+    /// Boxed: the pool's bookkeeping would otherwise make the mixer (and
+    /// every engine holding one) a few hundred bytes wide.
+    pool: Box<VoicePool>,
     policy: StealPolicy,
     out_rate: u32,
     max_commands: usize,
@@ -57,7 +60,14 @@ pub struct Mixer {
     master_gain: f32,
     frame: u64,
     next_order: u64,
+    /// The planar mix bus, [`BUS_FRAMES`] per channel.
+    bus_l: Box<[f32]>,
+    bus_r: Box<[f32]>,
+    isa: Isa,
 }
+
+/// Frames per channel of the mix bus; longer blocks render in pieces.
+const BUS_FRAMES: usize = 1024;
 
 impl Mixer {
     pub(crate) fn new(
@@ -72,7 +82,7 @@ impl Mixer {
             commands,
             events,
             counters,
-            pool: VoicePool::new(settings.voices),
+            pool: Box::new(VoicePool::new(settings.voices)),
             policy: settings.steal_policy,
             out_rate,
             max_commands: settings.command_capacity,
@@ -83,6 +93,9 @@ impl Mixer {
             master_gain: settings.master_gain,
             frame: 0,
             next_order: 0,
+            bus_l: vec![0.0; BUS_FRAMES].into_boxed_slice(),
+            bus_r: vec![0.0; BUS_FRAMES].into_boxed_slice(),
+            isa: Isa::detect(),
         }
     }
 
@@ -108,52 +121,72 @@ impl Mixer {
     /// `-1.0..=1.0`.
     #[cfg_attr(feature = "rtsan", rtsan_standalone::nonblocking)]
     pub fn process(&mut self, out: &mut [f32]) {
-        out.fill(0.0);
         let frames = out.len() / 2;
+        if let Some(odd) = out.get_mut(frames * 2) {
+            *odd = 0.0;
+        }
         self.drain_commands();
-        let block = &mut out[..frames * 2];
+        let end_frame = self.frame + frames as u64;
         let Mixer {
             pool,
             events,
             counters,
-            frame,
+            bus_l,
+            bus_r,
+            isa,
+            master_gain,
             ..
         } = self;
-        let end_frame = *frame + frames as u64;
-        pool.render(block, |id| {
-            Counters::bump(&counters.ended);
-            push_event(
-                events,
-                counters,
-                end_frame,
-                Event::Ended {
-                    voice: VoiceHandle(id),
-                },
-            );
-        });
-        let gain = self.master_gain;
-        for s in block.iter_mut() {
-            *s = soft_limit(*s * gain);
+        // The bus is planar (a buffer per channel): a mono voice adds to
+        // each side with one multiply per frame and no shuffling. Blocks
+        // longer than the bus are rendered in bus-sized pieces.
+        for chunk in out[..frames * 2].chunks_mut(2 * BUS_FRAMES) {
+            let n = chunk.len() / 2;
+            let (l, r) = (&mut bus_l[..n], &mut bus_r[..n]);
+            l.fill(0.0);
+            r.fill(0.0);
+            pool.render(l, r, *isa, |id| {
+                Counters::bump(&counters.ended);
+                push_event(
+                    events,
+                    counters,
+                    end_frame,
+                    Event::Ended {
+                        voice: VoiceHandle(id),
+                    },
+                );
+            });
+            interleave_limited(l, r, *master_gain, chunk, *isa);
         }
         self.frame = end_frame;
         self.publish();
     }
 
-    fn publish(&self) {
+    /// Heap memory the mixer holds, in bytes: pool slots, victim-choice keys,
+    /// id index, fade-out tails, mix bus and meters. All of it is allocated
+    /// when the engine is made and none of it grows. (Sample data is shared
+    /// with, and owned by, the game side; the command and event queues are
+    /// counted by [`crate::Engine::memory_bytes`].)
+    pub fn memory_bytes(&self) -> usize {
+        std::mem::size_of::<VoicePool>()
+            + self.pool.memory_bytes()
+            + (self.bus_l.len() + self.bus_r.len()) * std::mem::size_of::<f32>()
+            + self.counters.memory_bytes()
+    }
+
+    /// Uses the portable kernels even where AVX2 is available (for
+    /// benchmarks and tests that compare the two; the output is the same).
+    #[doc(hidden)]
+    pub fn force_portable_kernels(&mut self) {
+        self.isa = Isa::Scalar;
+    }
+
+    fn publish(&mut self) {
         let c = &self.counters;
         c.frames.store(self.frame, Relaxed);
         c.active.store(self.pool.live() as u64, Relaxed);
-        let mut next = 0;
-        for (i, v) in self.pool.live_voices() {
-            for empty in next..i {
-                c.publish_slot(empty, 0, 0.0);
-            }
-            c.publish_slot(i, v.id, v.audible_power().sqrt());
-            next = i + 1;
-        }
-        for empty in next..self.pool.capacity() {
-            c.publish_slot(empty, 0, 0.0);
-        }
+        self.pool
+            .update_levels(|i, id, power| c.publish_slot(i, id, power.sqrt()));
     }
 
     /// Events one command can report at once (`Stolen` + `Started`).
@@ -176,61 +209,50 @@ impl Mixer {
                 Command::Play { id, sound, params } => self.play(id, sound, &params),
                 Command::Stop { id } => {
                     let fade = self.stop_fade;
-                    self.with_voice(id, |v| v.stop(fade));
+                    self.pool.with_voice(id, |v| v.stop(fade));
                 }
                 Command::SetVolume { id, volume } => {
                     let ramp = self.param_ramp;
-                    self.with_voice(id, |v| v.set_volume(volume, ramp));
+                    self.pool.with_voice(id, |v| v.set_volume(volume, ramp));
                 }
                 Command::SetPan { id, pan } => {
                     let ramp = self.param_ramp;
-                    self.with_voice(id, |v| v.set_pan(pan, ramp));
+                    self.pool.with_voice(id, |v| v.set_pan(pan, ramp));
                 }
                 Command::SetPitch { id, pitch } => {
                     let rate = self.out_rate;
-                    self.with_voice(id, |v| v.set_pitch(pitch, rate));
+                    self.pool.with_voice(id, |v| v.set_pitch(pitch, rate));
                 }
                 Command::StopAll => {
                     let fade = self.stop_fade;
-                    self.pool.live_voices_mut().for_each(|v| v.stop(fade));
+                    self.pool.for_each_live(|v| v.stop(fade));
                 }
             }
         }
     }
 
-    fn with_voice(&mut self, id: u64, f: impl FnOnce(&mut Voice)) {
-        if let Some(i) = self.pool.find(id) {
-            if let Some(v) = self.pool.get_mut(i) {
-                f(v);
-            }
-        }
-    }
-
-    fn play(&mut self, id: u64, sound: Arc<SoundData>, params: &ValidParams) {
+    pub(crate) fn play(&mut self, id: u64, sound: Arc<SoundData>, params: &ValidParams) {
         let fade_in = (params.fade_in * self.out_rate as f32).round() as u32;
-        let voice = Voice::new(
-            sound,
-            id,
-            self.next_order,
-            self.frame,
-            params,
-            self.out_rate,
-            fade_in,
-        );
+        let voice = Voice::new(sound, id, params, self.out_rate, fade_in);
+        let (order, now) = (self.next_order, self.frame);
         let handle = VoiceHandle(id);
-        let voice = match self.pool.acquire(voice) {
+        let voice = match self.pool.acquire(voice, order, now) {
             Ok(_) => return self.started(handle),
             Err(voice) => voice,
         };
-        let victim =
-            self.pool
-                .choose_victim(self.policy, params.priority, self.frame, self.min_age);
+        let victim = self.pool.choose_victim(
+            self.policy,
+            params.priority,
+            self.frame,
+            self.min_age,
+            self.isa,
+        );
         let Victim::Slot(i) = victim else {
             Counters::bump(&self.counters.rejections);
             self.event(Event::Rejected { voice: handle });
             return; // `voice` drops here: only an Arc decrement.
         };
-        if let Some(mut old) = self.pool.replace(i, voice) {
+        if let Some((mut old, old_start)) = self.pool.replace(i, voice, order, now) {
             Counters::bump(&self.counters.steals);
             self.event(Event::Stolen {
                 victim: VoiceHandle(old.id),
@@ -238,7 +260,7 @@ impl Mixer {
             });
             // A voice that has sounded fades out; one that never rendered a
             // frame (started this block) can be cut silently.
-            if old.start_frame < self.frame && old.peak_gain() > 0.0 {
+            if old_start < now && old.peak_gain() > 0.0 {
                 old.stop(self.steal_fade);
                 self.pool.push_tail(old);
             }
@@ -273,20 +295,62 @@ fn push_event(events: &mut HeapProd<TimedEvent>, counters: &Counters, frame: u64
     }
 }
 
+/// Writes `out[2k] = soft_limit(l[k] * gain)`, `out[2k + 1] = soft_limit(r[k] * gain)`.
+fn interleave_limited(l: &[f32], r: &[f32], gain: f32, out: &mut [f32], isa: Isa) {
+    match isa {
+        // SAFETY: `Isa::Avx2` exists only when the CPU has AVX2.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => unsafe { interleave_limited_avx2(l, r, gain, out) },
+        _ => interleave_limited_body(l, r, gain, out),
+    }
+}
+
+#[inline(always)]
+fn interleave_limited_body(l: &[f32], r: &[f32], gain: f32, out: &mut [f32]) {
+    for ((o, &a), &b) in out.chunks_exact_mut(2).zip(l).zip(r) {
+        o[0] = soft_limit(a * gain);
+        o[1] = soft_limit(b * gain);
+    }
+}
+
+/// [`interleave_limited_body`] compiled for AVX2 (same results).
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn interleave_limited_avx2(l: &[f32], r: &[f32], gain: f32, out: &mut [f32]) {
+    interleave_limited_body(l, r, gain, out)
+}
+
+/// Output magnitudes below this (about -600 dBFS) are written as 0, so no
+/// denormal number ever reaches the device, whatever `master_gain` is.
+const OUTPUT_FLOOR: f32 = 1.0e-30;
+
 /// Unity gain up to [`LIMITER_THRESHOLD`], then a smooth knee towards 1.0.
-/// Non-finite input becomes 0.
-#[inline]
+/// Non-finite input becomes 0, and so does anything below [`OUTPUT_FLOOR`].
+/// Branch-free, so that the compiler vectorizes the loop that calls it.
+///
+/// Denormals inside the mix: none are made in the first place, rather than
+/// flushed by the CPU (changing the floating-point control register from
+/// Rust is not something the language allows for). Samples are stored as
+/// exact 0 below 1e-15 at load, volumes below 1e-5 are 0, and every gain a
+/// voice or ramp produces is far above the denormal range, so each voice's
+/// contribution to the bus is 0 or a normal number.
+#[inline(always)]
 fn soft_limit(x: f32) -> f32 {
+    const T: f32 = LIMITER_THRESHOLD;
     let a = x.abs();
-    if a <= LIMITER_THRESHOLD {
-        return x;
-    }
-    if !a.is_finite() {
-        return 0.0;
-    }
-    let t = LIMITER_THRESHOLD;
-    let u = (a - t) / (1.0 - t);
-    let y = t + (1.0 - t) * (u / (1.0 + u));
+    // Capped so that u / (1 + u) stays finite for the largest finite input.
+    let u = ((a - T) / (1.0 - T)).min(1.0e30);
+    let bent = T + (1.0 - T) * (u / (1.0 + u));
+    let y = if a <= T { a } else { bent };
+    // NaN and infinity fail `a < INFINITY`.
+    let y = if (OUTPUT_FLOOR..f32::INFINITY).contains(&a) {
+        y
+    } else {
+        0.0
+    };
     y.copysign(x)
 }
 
@@ -303,6 +367,11 @@ mod tests {
         assert!(soft_limit(-1e30) >= -1.0);
         assert_eq!(soft_limit(f32::NAN), 0.0);
         assert_eq!(soft_limit(f32::INFINITY), 0.0);
+        assert!(soft_limit(f32::MAX) <= 1.0 && soft_limit(f32::MAX) > 0.9);
+        assert!(soft_limit(-f32::MAX) >= -1.0);
+        assert_eq!(soft_limit(1e-40), 0.0);
+        assert_eq!(soft_limit(-1e-31), 0.0);
+        assert_eq!(soft_limit(1e-29), 1e-29);
         // Monotonic: louder in, louder (or equal) out.
         let mut last = 0.0;
         for i in 0..1000 {

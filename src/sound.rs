@@ -24,6 +24,8 @@ pub const MAX_SAMPLE_MAGNITUDE: f32 = 4.0;
 /// Sample values smaller than this are stored as exact zero, so the mixer never
 /// meets a denormal number.
 const DENORMAL_FLOOR: f32 = 1.0e-15;
+/// Zero frames stored after a sound's data (see [`SoundData::samples`]).
+pub(crate) const GUARD_FRAMES: usize = 16;
 /// The longest sound accepted, in frames (2^31, about 12 hours at 48 kHz).
 pub const MAX_FRAMES: usize = 1 << 31;
 /// The sample rates accepted, in Hz.
@@ -38,8 +40,10 @@ pub(crate) struct SoundData {
     pub(crate) channels: usize,
     pub(crate) sample_rate: u32,
     pub(crate) frames: usize,
-    /// Interleaved samples, `frames * channels` of them, followed by one frame
-    /// of zeros (a guard frame, so interpolation may always read `index + 1`).
+    /// Interleaved samples, `frames * channels` of them, followed by
+    /// [`GUARD_FRAMES`] frames of zeros: interpolation may always read
+    /// `index + 1`, and the SIMD kernels may load a window of up to 16 frames
+    /// from any index below `frames`.
     pub(crate) samples: Box<[f32]>,
     /// Mean-square level per window (over all channels), with look-ahead.
     pub(crate) envelope: Box<[f32]>,
@@ -579,7 +583,7 @@ impl Sound {
         let window_frames =
             ((sample_rate as f64 * ENVELOPE_WINDOW_SECONDS).round() as usize).max(1);
         let envelope = envelope(&samples, channels, window_frames);
-        samples.extend(std::iter::repeat_n(0.0, channels)); // guard frame
+        samples.extend(std::iter::repeat_n(0.0, channels * GUARD_FRAMES));
         Ok(Sound {
             name: name.into(),
             data: Arc::new(SoundData {

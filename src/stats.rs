@@ -76,6 +76,11 @@ impl Counters {
         }
     }
 
+    /// Heap bytes held (the per-slot meters).
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.meters.len() * std::mem::size_of::<SlotMeter>()
+    }
+
     pub(crate) fn bump(counter: &AtomicU64) {
         counter.fetch_add(1, Relaxed);
     }

@@ -11,11 +11,7 @@ use std::sync::Arc;
 use crate::params::ValidParams;
 use crate::sound::SoundData;
 
-/// Fractional bits of a source position (32.32 fixed point).
-const FRAC_BITS: u32 = 32;
-const FRAC_ONE: u64 = 1 << FRAC_BITS;
-const FRAC_MASK: u64 = FRAC_ONE - 1;
-const FRAC_SCALE: f32 = 1.0 / FRAC_ONE as f32;
+use crate::kernel::{self, Gain, Isa, FRAC_BITS, FRAC_ONE};
 
 /// Where a voice is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,15 +25,17 @@ pub(crate) enum Phase {
 
 /// One playing instance. Built whole by [`Voice::new`]: a reused pool slot is
 /// overwritten with a complete new value, never patched field by field.
+///
+/// Exactly one 64-byte cache line (aligned to it): rendering a voice, and
+/// acquiring or releasing its slot, touches one line. What only victim
+/// choice needs (start order and start frame) lives beside the pool's slots,
+/// not here.
+#[repr(align(64))]
 pub(crate) struct Voice {
     sound: Arc<SoundData>,
     /// The game-side handle id; ids are never reused, so they double as the
     /// slot's generation: a stale handle matches no slot.
     pub(crate) id: u64,
-    /// Start order (for "ties go to the oldest" and `StealPolicy::Oldest`).
-    pub(crate) order: u64,
-    /// Output frame at which the voice started.
-    pub(crate) start_frame: u64,
     /// Source position, 32.32 fixed point, in source frames.
     pos: u64,
     /// Source frames advanced per output frame, 32.32 fixed point.
@@ -49,7 +47,6 @@ pub(crate) struct Voice {
     ramp_left: u32,
     volume: f32,
     pan: f32,
-    pitch: f32,
     pub(crate) priority: u8,
     pub(crate) protected: bool,
     looping: bool,
@@ -96,8 +93,6 @@ impl Voice {
     pub(crate) fn new(
         sound: Arc<SoundData>,
         id: u64,
-        order: u64,
-        start_frame: u64,
         params: &ValidParams,
         out_rate: u32,
         fade_in_frames: u32,
@@ -112,15 +107,12 @@ impl Voice {
             step: step_for(sound.sample_rate, out_rate, params.pitch),
             sound,
             id,
-            order,
-            start_frame,
             pos: 0,
             gain,
             target,
             ramp_left,
             volume: params.volume,
             pan: params.pan,
-            pitch: params.pitch,
             priority: params.priority,
             protected: params.protected,
             looping: params.looping,
@@ -142,7 +134,6 @@ impl Voice {
 
     /// Changes pitch from the next frame on.
     pub(crate) fn set_pitch(&mut self, pitch: f32, out_rate: u32) {
-        self.pitch = pitch;
         self.step = step_for(self.sound.sample_rate, out_rate, pitch);
     }
 
@@ -189,74 +180,91 @@ impl Voice {
         self.gain[0].max(self.gain[1])
     }
 
-    /// Adds the next `out.len() / 2` frames into `out` (interleaved stereo).
-    /// Returns `false` when the voice has ended (reached the end of a one-shot
-    /// sound or finished fading); the rest of `out` is then left untouched.
-    pub(crate) fn render(&mut self, mut out: &mut [f32]) -> bool {
+    /// Adds the next `l.len()` frames into the planar bus `l`, `r` (which
+    /// must be as long as each other). Returns `false` when the voice has
+    /// ended (reached the end of a one-shot sound or finished fading); the
+    /// rest of the bus is then left untouched.
+    ///
+    /// The block is cut into segments at the sound's end, the loop point and
+    /// the end of a gain ramp; each segment is one call of a
+    /// [`kernel::mix`] loop with nothing left to decide per frame.
+    pub(crate) fn render(&mut self, l: &mut [f32], r: &mut [f32], isa: Isa) -> bool {
+        let total = l.len().min(r.len());
         let frames_src = self.sound.frames as u64;
+        // The bulk loop interpolates between frame idx and idx + 1; for a
+        // one-shot sound idx + 1 may be the first zero guard frame, for a
+        // loop the frame after the last one is the first, handled one frame
+        // at a time below.
+        let limit = if self.looping {
+            frames_src - 1
+        } else {
+            frames_src
+        };
+        let mut done = 0;
         loop {
             if self.is_finished() {
                 return false;
             }
-            let frames = out.len() / 2;
-            if frames == 0 {
+            if done >= total {
                 return true;
             }
             let idx = self.pos >> FRAC_BITS;
-            // The bulk loop interpolates between frame idx and idx + 1; for a
-            // one-shot sound idx + 1 may be the zero guard frame, for a loop
-            // the frame after the last one is the first, handled one frame at
-            // a time below.
-            let limit = if self.looping {
-                frames_src - 1
-            } else {
-                frames_src
-            };
             if idx >= limit {
                 if !self.looping {
                     return false;
                 }
-                self.render_loop_seam(&mut out[..2]);
-                out = &mut out[2..];
+                self.render_loop_seam(&mut l[done], &mut r[done]);
+                done += 1;
                 continue;
             }
             let until_limit = ((limit << FRAC_BITS) - self.pos).div_ceil(self.step);
-            let mut n = (frames as u64).min(until_limit) as usize;
+            let mut n = ((total - done) as u64).min(until_limit) as usize;
             if self.ramp_left > 0 {
                 n = n.min(self.ramp_left as usize);
             }
-            let (seg, rest) = out.split_at_mut(n * 2);
-            self.render_segment(seg, n);
-            out = rest;
+            let end = done + n;
+            self.render_segment(&mut l[done..end], &mut r[done..end], isa);
+            done = end;
         }
     }
 
-    /// Renders `n` frames that never read past the sound's last frame + 1.
-    fn render_segment(&mut self, out: &mut [f32], n: usize) {
+    /// Renders `l.len()` frames that never read past the sound's last frame + 1.
+    fn render_segment(&mut self, l: &mut [f32], r: &mut [f32], isa: Isa) {
+        let n = l.len();
         let d = self.ramp_delta();
-        let data = &self.sound.samples[..];
-        let exact = self.step == FRAC_ONE && self.pos & FRAC_MASK == 0;
-        match (self.sound.channels, exact) {
-            (1, true) => mix_exact::<1>(data, self.pos, out, self.gain, d),
-            (1, false) => mix_interp::<1>(data, self.pos, self.step, out, self.gain, d),
-            (_, true) => mix_exact::<2>(data, self.pos, out, self.gain, d),
-            (_, false) => mix_interp::<2>(data, self.pos, self.step, out, self.gain, d),
-        }
+        let gain = Gain {
+            l: self.gain[0],
+            r: self.gain[1],
+            dl: d[0],
+            dr: d[1],
+        };
+        let sound = &*self.sound;
+        let ok = kernel::mix(
+            isa,
+            sound.channels,
+            &sound.samples,
+            self.pos,
+            self.step,
+            l,
+            r,
+            gain,
+            self.ramp_left > 0,
+        );
+        debug_assert!(ok, "segment arithmetic let a segment read past the sound");
         self.pos += self.step * n as u64;
         self.advance_ramp(n as u32, d);
     }
 
     /// Renders one frame across the loop point (last frame to first).
-    fn render_loop_seam(&mut self, out: &mut [f32]) {
+    fn render_loop_seam(&mut self, l: &mut f32, r: &mut f32) {
         let ch = self.sound.channels;
         let data = &self.sound.samples;
         let last = (self.sound.frames - 1) * ch;
-        let frac = (self.pos & FRAC_MASK) as f32 * FRAC_SCALE;
-        for (c, o) in out.iter_mut().enumerate() {
-            let sc = c.min(ch - 1);
-            let (a, b) = (data[last + sc], data[sc]);
-            *o += (a + (b - a) * frac) * self.gain[c];
-        }
+        let f = kernel::frac(self.pos);
+        let vl = kernel::lerp(data[last], data[0], f);
+        let vr = kernel::lerp(data[last + ch - 1], data[ch - 1], f);
+        *l += vl * self.gain[0];
+        *r += vr * self.gain[1];
         let d = self.ramp_delta();
         self.advance_ramp(1, d);
         let len = (self.sound.frames as u64) << FRAC_BITS;
@@ -288,56 +296,6 @@ impl Voice {
     }
 }
 
-/// Step 1.0 at an integer position: a straight copy with gain.
-#[inline(always)]
-fn mix_exact<const CH: usize>(data: &[f32], pos: u64, out: &mut [f32], g: [f32; 2], d: [f32; 2]) {
-    let n = out.len() / 2;
-    let start = (pos >> FRAC_BITS) as usize * CH;
-    let src = &data[start..start + n * CH];
-    for (i, (o, s)) in out
-        .chunks_exact_mut(2)
-        .zip(src.chunks_exact(CH))
-        .enumerate()
-    {
-        let fi = i as f32;
-        let (l, r) = if CH == 1 {
-            (s[0], s[0])
-        } else {
-            (s[0], s[CH - 1])
-        };
-        o[0] += l * (g[0] + d[0] * fi);
-        o[1] += r * (g[1] + d[1] * fi);
-    }
-}
-
-/// Any step: linear interpolation between neighbouring source frames.
-#[inline(always)]
-fn mix_interp<const CH: usize>(
-    data: &[f32],
-    pos: u64,
-    step: u64,
-    out: &mut [f32],
-    g: [f32; 2],
-    d: [f32; 2],
-) {
-    let mut p = pos;
-    for (i, o) in out.chunks_exact_mut(2).enumerate() {
-        let idx = (p >> FRAC_BITS) as usize * CH;
-        let frac = (p & FRAC_MASK) as f32 * FRAC_SCALE;
-        let fi = i as f32;
-        let a = &data[idx..idx + 2 * CH];
-        let l = a[0] + (a[CH] - a[0]) * frac;
-        let r = if CH == 1 {
-            l
-        } else {
-            a[CH - 1] + (a[2 * CH - 1] - a[CH - 1]) * frac
-        };
-        o[0] += l * (g[0] + d[0] * fi);
-        o[1] += r * (g[1] + d[1] * fi);
-        p += step;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -350,6 +308,15 @@ mod tests {
         assert_eq!(pan_gains(1.0, 1.0, 1)[0], 0.0);
         assert_eq!(pan_gains(0.5, 0.0, 2), [0.5, 0.5]);
         assert_eq!(pan_gains(1.0, -1.0, 2)[1], 0.0);
+    }
+
+    #[test]
+    fn a_pool_slot_fits_in_128_bytes_and_is_one_cache_line() {
+        use std::mem::{align_of, size_of};
+        assert!(size_of::<crate::pool::Slot<Voice>>() <= 128);
+        // The layout the render loop and the pool are tuned for.
+        assert_eq!(size_of::<crate::pool::Slot<Voice>>(), 64);
+        assert_eq!(align_of::<crate::pool::Slot<Voice>>(), 64);
     }
 
     #[test]

@@ -182,6 +182,22 @@ impl OfflineEngine {
         wav.finalize().map_err(io_err)
     }
 
+    /// Heap memory of the whole engine, in bytes: [`Engine::memory_bytes`]
+    /// plus [`Mixer::memory_bytes`] plus the render buffer (which grows only
+    /// when a render asks for more frames than any before). Sample data is
+    /// not counted.
+    pub fn memory_bytes(&self) -> usize {
+        self.engine.memory_bytes()
+            + self.mixer.memory_bytes()
+            + self.buffer.capacity() * std::mem::size_of::<f32>()
+    }
+
+    /// The mixer this engine drives (for benchmarks and tests).
+    #[doc(hidden)]
+    pub fn mixer_mut(&mut self) -> &mut Mixer {
+        &mut self.mixer
+    }
+
     /// Checks the pool's invariants (free list + live voices = pool size,
     /// no voice in two slots). For tests and soak runs.
     #[doc(hidden)]

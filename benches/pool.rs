@@ -1,0 +1,336 @@
+//! Issue 4's pool targets.
+//!
+//! - `play_full_pool/1024`: the audio side of one `play` into a full pool of
+//!   1024 voices, victim choice (quietest), steal and fade-out tail included.
+//!   The pool is kept realistic: 64 plays per rendered 10 ms block (the
+//!   render is not timed), so voices age and tails finish. Target: < 2 us.
+//! - `acquire_release/{free_list,engine_pool,box}`: the classic free-list
+//!   experiment. 10,240 random operations, 90% acquire and 10% release (of a
+//!   random live voice), then release of all, on voices (64 bytes each):
+//!   `free_list` is the pool's intrusive free list (the Object Pool pattern),
+//!   `box` a `Box<Voice>` per voice (an aligned allocation: a voice is one
+//!   cache line, aligned to it), `box_unaligned` a `Box` of the same 64
+//!   bytes with ordinary alignment, `engine_pool` the free list plus what
+//!   the mixer keeps per slot (id index, victim-choice key). Voices are built
+//!   before the timed part and released ones are put back for later
+//!   acquires, so no voice is built or dropped on the clock. `moves_only`
+//!   keeps no storage at all (the voice itself is the handle): what every
+//!   variant pays for the experiment's own moves and bookkeeping; the
+//!   summary also prints each variant net of it. Target: the pool at least
+//!   5x faster than `box`.
+//!
+//! `cargo bench --bench pool`
+
+mod common;
+
+use std::mem::MaybeUninit;
+use std::time::{Duration, Instant};
+
+use criterion::{black_box, criterion_group, BenchmarkId, Criterion, Throughput};
+use voicepool::bench_support::{
+    engine_and_mixer, mixer_play, sine_sounds, BenchFreeList, BenchPool, BenchVoice, PreparedPlay,
+    BLOCK,
+};
+use voicepool::{EngineSettings, PlayParams};
+
+const FULL_POOL: usize = 1024;
+const PLAYS_PER_BLOCK: usize = 64;
+const OPS: usize = 10_240;
+
+fn play_full_pool(c: &mut Criterion) {
+    let settings = EngineSettings {
+        voices: FULL_POOL,
+        command_capacity: 4 * FULL_POOL,
+        event_capacity: 16 * FULL_POOL,
+        ..Default::default()
+    };
+    let (mut engine, mut mixer) = engine_and_mixer(settings);
+    let sounds = sine_sounds(44_100);
+    let mut out = vec![0.0f32; 2 * BLOCK];
+    let mut id = 1u64 << 40;
+    let next_play = |id: &mut u64| {
+        *id += 1;
+        let k = *id as usize;
+        let params = PlayParams::default()
+            .volume(0.1 + 0.9 * ((k * 37 % 101) as f32 / 100.0))
+            .pan(((k * 53 % 201) as f32 / 100.0) - 1.0)
+            .looping(true);
+        PreparedPlay::new(*id, &sounds[k % sounds.len()], params)
+    };
+    for _ in 0..FULL_POOL {
+        mixer_play(&mut mixer, next_play(&mut id));
+    }
+    for _ in 0..10 {
+        mixer.process(&mut out);
+    }
+    engine.drain_events().for_each(drop);
+    let mut g = c.benchmark_group("play_full_pool");
+    g.throughput(Throughput::Elements(1));
+    g.bench_function(BenchmarkId::from_parameter(FULL_POOL), |b| {
+        b.iter_custom(|iters| {
+            let mut timed = Duration::ZERO;
+            let mut left = iters as usize;
+            while left > 0 {
+                let n = left.min(PLAYS_PER_BLOCK);
+                let batch: Vec<PreparedPlay> = (0..n).map(|_| next_play(&mut id)).collect();
+                let t = Instant::now();
+                for play in batch {
+                    mixer_play(&mut mixer, play);
+                }
+                timed += t.elapsed();
+                left -= n;
+                mixer.process(&mut out);
+                engine.drain_events().for_each(drop);
+            }
+            timed
+        })
+    });
+    g.finish();
+    assert!(mixer.check_invariants().is_ok());
+    assert_eq!(engine.stats().lost_events, 0);
+}
+
+/// Somewhere to keep live voices.
+trait Pool {
+    type Handle;
+    fn acquire(&mut self, v: BenchVoice) -> Result<Self::Handle, BenchVoice>;
+    fn release(&mut self, h: Self::Handle) -> Option<BenchVoice>;
+    /// The pool's invariants hold (checked after each run, untimed).
+    fn check(&self) -> bool {
+        true
+    }
+}
+
+impl Pool for BenchFreeList {
+    type Handle = usize;
+    fn acquire(&mut self, v: BenchVoice) -> Result<usize, BenchVoice> {
+        BenchFreeList::acquire(self, v)
+    }
+    fn release(&mut self, slot: usize) -> Option<BenchVoice> {
+        BenchFreeList::release(self, slot)
+    }
+    fn check(&self) -> bool {
+        self.check_invariants().is_ok()
+    }
+}
+
+impl Pool for BenchPool {
+    type Handle = usize;
+    fn acquire(&mut self, v: BenchVoice) -> Result<usize, BenchVoice> {
+        BenchPool::acquire(self, v)
+    }
+    fn release(&mut self, slot: usize) -> Option<BenchVoice> {
+        BenchPool::release(self, slot)
+    }
+    fn check(&self) -> bool {
+        self.check_invariants().is_ok()
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Op {
+    Acquire,
+    /// Release the live voice at this index (modulo the live count).
+    Release(usize),
+}
+
+/// 90% acquire, 10% release, from a fixed seed (xorshift).
+fn ops() -> Vec<Op> {
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    (0..OPS)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            if x.is_multiple_of(10) {
+                Op::Release((x >> 16) as usize)
+            } else {
+                Op::Acquire
+            }
+        })
+        .collect()
+}
+
+/// No storage management at all: the voice itself is the handle, moved into
+/// the list of live handles and back. What any scheme pays at least (the
+/// experiment's own moves and bookkeeping); subtracted to give net figures.
+struct MovesOnly;
+
+impl Pool for MovesOnly {
+    type Handle = BenchVoice;
+    fn acquire(&mut self, v: BenchVoice) -> Result<Self::Handle, BenchVoice> {
+        Ok(v)
+    }
+    fn release(&mut self, h: Self::Handle) -> Option<BenchVoice> {
+        Some(h)
+    }
+}
+
+/// A `Box` per voice: the heap as the pool.
+struct Heap;
+
+/// A `Box` per voice, the voice's 64 bytes stored in a plain (8-byte
+/// aligned) allocation: what boxing costs without `Voice`'s cache-line
+/// alignment, which makes `Box<Voice>` an aligned allocation.
+struct HeapUnaligned;
+
+type Bytes = [MaybeUninit<u64>; 8];
+
+impl Pool for Heap {
+    type Handle = Box<BenchVoice>;
+    fn acquire(&mut self, v: BenchVoice) -> Result<Self::Handle, BenchVoice> {
+        Ok(Box::new(v))
+    }
+    fn release(&mut self, h: Self::Handle) -> Option<BenchVoice> {
+        Some(*h)
+    }
+}
+
+impl Pool for HeapUnaligned {
+    type Handle = Box<Bytes>;
+    fn acquire(&mut self, v: BenchVoice) -> Result<Self::Handle, BenchVoice> {
+        // SAFETY: same size (checked by `transmute`); `MaybeUninit` may hold
+        // any bytes, and they are moved back unchanged in `release`.
+        Ok(Box::new(unsafe {
+            std::mem::transmute::<BenchVoice, Bytes>(v)
+        }))
+    }
+    fn release(&mut self, h: Self::Handle) -> Option<BenchVoice> {
+        // SAFETY: the bytes of a `BenchVoice` moved out in `acquire`; the
+        // value is moved back whole (by-value transmute, so alignment holds).
+        Some(unsafe { std::mem::transmute::<Bytes, BenchVoice>(*h) })
+    }
+}
+
+/// One run of the experiment. Voices to play are taken from `fresh` and
+/// released ones go back onto it, so no voice is built or dropped while
+/// the clock runs; handles go into `live` (allocated beforehand).
+fn run<P: Pool>(
+    pool: &mut P,
+    ops: &[Op],
+    fresh: &mut Vec<BenchVoice>,
+    live: &mut Vec<P::Handle>,
+) -> Duration {
+    let t = Instant::now();
+    for &op in ops {
+        match op {
+            Op::Acquire => {
+                if let Some(v) = fresh.pop() {
+                    match pool.acquire(v) {
+                        Ok(h) => live.push(h),
+                        Err(v) => fresh.push(v),
+                    }
+                }
+            }
+            Op::Release(r) if !live.is_empty() => {
+                let h = live.swap_remove(r % live.len());
+                fresh.extend(pool.release(h));
+            }
+            Op::Release(_) => {}
+        }
+    }
+    for h in live.drain(..) {
+        fresh.extend(pool.release(h));
+    }
+    let timed = t.elapsed();
+    black_box(&fresh);
+    timed
+}
+
+fn acquire_release(c: &mut Criterion) {
+    let ops = ops();
+    let acquires = ops.iter().filter(|o| matches!(o, Op::Acquire)).count();
+    let sounds = sine_sounds(48_000);
+    let mut fresh: Vec<BenchVoice> = (0..acquires as u64)
+        .map(|i| BenchVoice::new(&sounds[i as usize % sounds.len()], i + 1))
+        .collect();
+    let mut g = c.benchmark_group("acquire_release");
+    g.throughput(Throughput::Elements(OPS as u64));
+    /// Each run starts from a new pool (made, and its memory touched,
+    /// before the clock starts), as the experiment is defined; the heap
+    /// variants run on the process heap as it is.
+    fn bench<P: Pool>(
+        g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+        name: &str,
+        new_pool: impl Fn() -> P,
+        ops: &[Op],
+        fresh: &mut Vec<BenchVoice>,
+    ) {
+        let mut live = Vec::with_capacity(OPS);
+        g.bench_function(name, |b| {
+            b.iter_custom(|iters| {
+                (0..iters)
+                    .map(|_| {
+                        let mut pool = new_pool();
+                        let t = run(&mut pool, ops, fresh, &mut live);
+                        assert!(pool.check());
+                        t
+                    })
+                    .sum()
+            })
+        });
+    }
+    bench(
+        &mut g,
+        "free_list",
+        || BenchFreeList::new(OPS),
+        &ops,
+        &mut fresh,
+    );
+    bench(
+        &mut g,
+        "engine_pool",
+        || BenchPool::new(OPS),
+        &ops,
+        &mut fresh,
+    );
+    bench(&mut g, "box", || Heap, &ops, &mut fresh);
+    bench(&mut g, "box_unaligned", || HeapUnaligned, &ops, &mut fresh);
+    bench(&mut g, "moves_only", || MovesOnly, &ops, &mut fresh);
+    assert_eq!(fresh.len(), acquires);
+    g.finish();
+}
+
+criterion_group!(benches, play_full_pool, acquire_release);
+
+fn main() {
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+    if !common::benchmarking() {
+        return; // `cargo test` runs each bench once: no figures to report
+    }
+    common::print_medians(
+        "Pool",
+        &[
+            (format!("play_full_pool/{FULL_POOL}"), 1.0, "play"),
+            ("acquire_release/free_list".into(), OPS as f64, "op"),
+            ("acquire_release/engine_pool".into(), OPS as f64, "op"),
+            ("acquire_release/box".into(), OPS as f64, "op"),
+            ("acquire_release/box_unaligned".into(), OPS as f64, "op"),
+            ("acquire_release/moves_only".into(), OPS as f64, "op"),
+        ],
+    );
+    let ns = |w: &str| common::median_ns(&format!("acquire_release/{w}"));
+    for heap in ["box", "box_unaligned"] {
+        for pool in ["free_list", "engine_pool"] {
+            if let (Some(h), Some(p)) = (ns(heap), ns(pool)) {
+                println!("  {pool} is {:.1}x faster than {heap}", h / p);
+            }
+        }
+    }
+    if let Some(base) = ns("moves_only") {
+        println!("  net of moves_only (the experiment's own moves and bookkeeping):");
+        for w in ["free_list", "engine_pool", "box", "box_unaligned"] {
+            if let Some(t) = ns(w) {
+                println!("    {w:<14} {:>7.2} ns/op", (t - base) / OPS as f64);
+            }
+        }
+        if let (Some(f), Some(b), Some(u)) = (ns("free_list"), ns("box"), ns("box_unaligned")) {
+            println!(
+                "    free_list is {:.1}x faster than box, {:.1}x than box_unaligned (net)",
+                (b - base) / (f - base),
+                (u - base) / (f - base)
+            );
+        }
+    }
+}

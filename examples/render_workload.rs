@@ -1,0 +1,30 @@
+//! Renders workload W (see `benches/mix.rs`) for a number of blocks, for
+//! counting instructions under a profiler:
+//!
+//! ```text
+//! cargo build --release --example render_workload
+//! valgrind --tool=callgrind target/release/examples/render_workload 256 44100 100
+//! ```
+//!
+//! Arguments: voices (default 256), source rate in Hz (default 44100),
+//! blocks (default 100), and `portable` to use the portable kernels.
+
+use voicepool::bench_support::{Workload, BLOCK};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let arg = |i: usize, d: u64| args.get(i).and_then(|s| s.parse().ok()).unwrap_or(d);
+    let (voices, rate, blocks) = (arg(0, 256) as usize, arg(1, 44_100) as u32, arg(2, 100));
+    let mut w = Workload::new(voices, rate);
+    if args.iter().any(|a| a == "portable") {
+        w.engine.mixer_mut().force_portable_kernels();
+    }
+    let mut sum = 0.0f64;
+    for _ in 0..blocks {
+        sum += f64::from(w.block());
+    }
+    println!(
+        "{voices} voices, {rate} Hz sources, {blocks} blocks of {BLOCK} frames ({} voice-frames); checksum {sum}",
+        voices as u64 * blocks * BLOCK as u64
+    );
+}

@@ -1,0 +1,212 @@
+//! Support for voicepool's own benchmarks, soak run and profiling. **Not part
+//! of the public API**: hidden from the docs, may change or vanish in any
+//! release. It exists so that `benches/` can measure internal pieces (pool
+//! acquire/release, victim choice) without those pieces being made public.
+
+use std::f32::consts::TAU;
+use std::sync::Arc;
+
+use crate::command::VoiceHandle;
+use crate::engine::Engine;
+use crate::kernel::Isa;
+use crate::mixer::Mixer;
+use crate::output::offline::OfflineEngine;
+use crate::params::{PlayParams, ValidParams};
+use crate::pool::{FreeList, VoicePool};
+use crate::settings::EngineSettings;
+use crate::sound::{Sound, SoundData};
+use crate::voice::Voice;
+
+/// Output frames per block in the benchmark workloads (10 ms at 48 kHz).
+pub const BLOCK: usize = 480;
+
+/// Eight one-second mono sine sounds at `rate` (110 Hz to 880 Hz, amplitude 0.5).
+pub fn sine_sounds(rate: u32) -> Vec<Sound> {
+    (0..8)
+        .map(|k| {
+            let f = 110.0 * (k + 1) as f32;
+            let s: Vec<f32> = (0..rate)
+                .map(|i| 0.5 * (TAU * f * i as f32 / rate as f32).sin())
+                .collect();
+            Sound::from_samples(1, rate, s).expect("valid sine")
+        })
+        .collect()
+}
+
+/// Workload W of issue 4, through the public API: `voices` voices, each
+/// looping one of eight one-second mono sounds at `rate` Hz, mixed to
+/// 48 kHz stereo in [`BLOCK`]-frame blocks, with volumes and pans spread
+/// out, a 10 ms fade-in at the start, and in every block a sixteenth of the
+/// voices given a new volume (a 10 ms ramp), so ramps are always running.
+pub struct Workload {
+    /// The engine (its pool holds exactly `voices` voices, all playing).
+    pub engine: OfflineEngine,
+    handles: Vec<VoiceHandle>,
+    next: usize,
+    tick: u32,
+}
+
+impl Workload {
+    /// Starts the voices over the first second (so their positions differ),
+    /// then renders 10 more blocks.
+    pub fn new(voices: usize, rate: u32) -> Workload {
+        let settings = EngineSettings {
+            voices,
+            command_capacity: 4 * voices,
+            event_capacity: 4 * voices,
+            ..Default::default()
+        };
+        let mut engine = OfflineEngine::new(settings).expect("valid settings");
+        let sounds = sine_sounds(rate);
+        let mut handles = Vec::with_capacity(voices);
+        let per_block = voices.div_ceil(100);
+        while handles.len() < voices {
+            for _ in 0..per_block.min(voices - handles.len()) {
+                let i = handles.len();
+                let p = PlayParams::default()
+                    .volume(0.2 + 0.8 * ((i * 37 % 101) as f32 / 100.0))
+                    .pan(((i * 53 % 201) as f32 / 100.0) - 1.0)
+                    .looping(true)
+                    .fade_in(0.01);
+                handles.push(engine.play(&sounds[i % sounds.len()], p).expect("queue"));
+            }
+            engine.render(BLOCK);
+        }
+        for _ in 0..10 {
+            engine.render(BLOCK);
+        }
+        engine.drain_events().for_each(drop);
+        Workload {
+            engine,
+            handles,
+            next: 0,
+            tick: 0,
+        }
+    }
+
+    /// One block: a sixteenth of the voices get a new volume, then
+    /// [`BLOCK`] frames are rendered. Returns the first output sample.
+    pub fn block(&mut self) -> f32 {
+        let n = self.handles.len();
+        self.tick = self.tick.wrapping_add(1);
+        for _ in 0..n.div_ceil(16) {
+            let h = self.handles[self.next];
+            let v = 0.2 + 0.8 * (((self.next as u32 * 31 + self.tick * 7) % 97) as f32 / 96.0);
+            let _ = self.engine.set_volume(h, v);
+            self.next = (self.next + 1) % n;
+        }
+        self.engine.render(BLOCK)[0]
+    }
+}
+
+/// A voice as the pool stores it, for the pool-versus-heap experiment.
+pub struct BenchVoice(Voice);
+
+impl BenchVoice {
+    /// A voice playing `sound` with default parameters at 48 kHz.
+    pub fn new(sound: &Sound, id: u64) -> BenchVoice {
+        let params = PlayParams::default()
+            .validate()
+            .expect("defaults are valid");
+        BenchVoice(Voice::new(Arc::clone(&sound.data), id, &params, 48_000, 0))
+    }
+
+    /// The voice's id.
+    pub fn id(&self) -> u64 {
+        self.0.id
+    }
+}
+
+/// The pool's free list alone (the Object Pool pattern: fixed slots, an
+/// intrusive free list), holding voices: the classic experiment's pool.
+pub struct BenchFreeList(FreeList<Voice>);
+
+impl BenchFreeList {
+    /// `slots` free slots.
+    pub fn new(slots: usize) -> BenchFreeList {
+        BenchFreeList(FreeList::new(slots))
+    }
+
+    /// Takes a free slot for `voice` (O(1)); gives the voice back if full.
+    pub fn acquire(&mut self, voice: BenchVoice) -> Result<usize, BenchVoice> {
+        self.0.acquire(voice.0).map_err(BenchVoice)
+    }
+
+    /// Frees slot `slot` (O(1)), returning its voice.
+    pub fn release(&mut self, slot: usize) -> Option<BenchVoice> {
+        self.0.release(slot).map(BenchVoice)
+    }
+
+    /// Checks that the free list and the live slots partition the pool.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        self.0.check()
+    }
+}
+
+/// The engine's voice pool: the free list plus what the mixer keeps per
+/// slot (id index, victim-choice keys), as `play` and voice ends use it.
+pub struct BenchPool(VoicePool);
+
+impl BenchPool {
+    /// A pool of `voices` free slots.
+    pub fn new(voices: usize) -> BenchPool {
+        BenchPool(VoicePool::new(voices))
+    }
+
+    /// Takes a free slot for `voice` (O(1)); gives the voice back if full.
+    pub fn acquire(&mut self, voice: BenchVoice) -> Result<usize, BenchVoice> {
+        let id = voice.0.id;
+        self.0.acquire(voice.0, id, 0).map_err(BenchVoice)
+    }
+
+    /// Frees slot `slot` (O(1)), returning its voice.
+    pub fn release(&mut self, slot: usize) -> Option<BenchVoice> {
+        self.0.release(slot).map(BenchVoice)
+    }
+
+    /// Checks the pool's invariants.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        self.0.check_invariants()
+    }
+}
+
+/// A play command as the audio side receives it, made ahead of time.
+pub struct PreparedPlay {
+    id: u64,
+    sound: Arc<SoundData>,
+    params: ValidParams,
+}
+
+impl PreparedPlay {
+    /// A play of `sound` with `params` under handle id `id` (pick ids the
+    /// engine does not issue, e.g. from 1 << 40 up).
+    pub fn new(id: u64, sound: &Sound, params: PlayParams) -> PreparedPlay {
+        PreparedPlay {
+            id,
+            sound: Arc::clone(&sound.data),
+            params: params.validate().expect("valid params"),
+        }
+    }
+}
+
+/// Runs the audio side of a play (voice construction, slot or victim
+/// choice, steal with fade-out tail, events), as `Mixer::process` does for
+/// each play command it drains.
+pub fn mixer_play(mixer: &mut Mixer, play: PreparedPlay) {
+    mixer.play(play.id, play.sound, &play.params);
+}
+
+/// An engine and its mixer, for driving the mixer directly.
+pub fn engine_and_mixer(settings: EngineSettings) -> (Engine, Mixer) {
+    Engine::new(settings).expect("valid settings")
+}
+
+/// True when the mixer kernels use AVX2 on this machine.
+pub fn simd_kernels_available() -> bool {
+    Isa::detect() != Isa::Scalar
+}
+
+/// `size_of` a pool slot, in bytes.
+pub fn slot_bytes() -> usize {
+    std::mem::size_of::<crate::pool::Slot<Voice>>()
+}

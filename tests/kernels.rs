@@ -1,0 +1,76 @@
+//! The mixer's AVX2 kernels (used when the CPU has AVX2) and its portable
+//! kernels render the same bits, so an offline render is the same on every
+//! machine; and a render is the same every time.
+
+use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+
+/// A script touching every kernel: mono and stereo sources, rate-matched
+/// and resampled, pitch down, up by less than 2 and by more, loops, fades,
+/// volume and pan ramps, a stop, and blocks of odd sizes.
+fn render(portable: bool) -> Vec<u32> {
+    let mut engine = OfflineEngine::new(EngineSettings {
+        voices: 16,
+        ..Default::default()
+    })
+    .unwrap();
+    if portable {
+        engine.mixer_mut().force_portable_kernels();
+    }
+    let tone = |channels: u16, rate: u32, frames: usize| {
+        let s: Vec<f32> = (0..frames * channels as usize)
+            .map(|i| ((i * 7919 % 1000) as f32 / 1000.0 - 0.5) * 0.8)
+            .collect();
+        Sound::from_samples(channels, rate, s).unwrap()
+    };
+    let sounds = [
+        tone(1, 48_000, 3_000),
+        tone(1, 44_100, 2_000),
+        tone(2, 48_000, 2_500),
+        tone(2, 22_050, 1_000),
+        tone(1, 96_000, 5_000),
+    ];
+    let mut handles = Vec::new();
+    for (i, pitch) in [1.0, 0.5, 1.3, 1.9, 3.7, 0.93].iter().enumerate() {
+        for (j, sound) in sounds.iter().enumerate() {
+            if (i + j) % 3 == 0 {
+                continue;
+            }
+            let p = PlayParams::default()
+                .pitch(*pitch)
+                .volume(0.1 + 0.05 * j as f32)
+                .pan(-0.8 + 0.3 * i as f32)
+                .looping(j % 2 == 0)
+                .fade_in(if i % 2 == 0 { 0.003 } else { 0.0 });
+            if let Ok(h) = engine.play(sound, p) {
+                handles.push(h);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (k, frames) in [480usize, 1, 333, 2_000, 64, 480, 777, 480]
+        .iter()
+        .enumerate()
+    {
+        if let Some(&h) = handles.get(k * 2) {
+            engine.set_volume(h, 0.05 * k as f32).unwrap();
+            engine.set_pan(h, 0.9 - 0.2 * k as f32).unwrap();
+        }
+        if k == 4 {
+            engine.stop(handles[1]).unwrap();
+        }
+        out.extend(engine.render(*frames).iter().map(|s| s.to_bits()));
+    }
+    out
+}
+
+#[test]
+fn portable_and_simd_kernels_render_the_same_bits() {
+    let simd = render(false);
+    assert!(simd.iter().any(|&b| b != 0));
+    assert_eq!(simd, render(true));
+}
+
+#[test]
+fn a_render_is_the_same_every_time() {
+    assert_eq!(render(false), render(false));
+}
