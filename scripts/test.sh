@@ -10,3 +10,4 @@ cargo fmt --check
 cargo clippy --all-targets -- -D warnings
 cargo test --all-targets
 cargo test --doc
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps

@@ -1,4 +1,4 @@
-//! [`Command`] and [`Event`]: the plain data that crosses the thread boundary.
+//! `Command` and [`Event`]: the plain data that crosses the thread boundary.
 //!
 //! Commands travel game -> audio over a bounded `crossbeam_channel` used only
 //! with `try_send` / `try_recv`; events travel audio -> game over a `ringbuf`

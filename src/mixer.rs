@@ -6,17 +6,44 @@
 //! [`Mixer::process`] is the only entry point the audio thread calls, and
 //! everything it reaches:
 //!
-//! - allocates and frees nothing: the pool, tails and meters are sized in
-//!   [`crate::Engine::new`]; the last reference to sample data is always held
-//!   on the game side, so dropping a voice's `Arc` only decrements a count;
+//! - allocates and frees nothing: the pool, tails, id index, victim arrays,
+//!   mix bus and meters are sized in [`crate::Engine::new`]; the last
+//!   reference to sample data is always held on the game side, so dropping a
+//!   voice's `Arc` only decrements a count;
 //! - takes no lock and makes no system call: commands come from a bounded
 //!   `crossbeam_channel` read with `try_recv` (senders only ever `try_send`,
 //!   so no waker is registered and none is woken), events go into a `ringbuf`
 //!   SPSC queue with `try_push`, counters are relaxed atomic stores;
-//! - is bounded: at most `command_capacity` commands per block, one pass over
-//!   the slots per command that needs a lookup, one render pass per block;
+//! - is bounded: at most `command_capacity` commands per block (fewer while
+//!   the event queue is short of room, so no event is ever dropped), O(1)
+//!   id lookups, one victim scan per steal, one render pass per block;
 //! - never panics on any input and always writes finite samples in
 //!   `-1.0..=1.0` (see [`Mixer::process`] for the limiter).
+//!
+//! # Which calls are real-time safe
+//!
+//! | call | thread | real-time safe |
+//! | --- | --- | --- |
+//! | [`Mixer::process`] | audio | **yes**: the contract above |
+//! | [`crate::AudioEngine`]'s data callback (it only converts formats and calls `process`) | audio | **yes** |
+//! | [`crate::AudioEngine`]'s error callback | cpal's | it only bumps a counter and `try_push`es an event (cpal itself allocates the error it passes in) |
+//! | [`Mixer::sample_rate`], [`Mixer::frames_rendered`], [`Mixer::memory_bytes`] | any | yes (reads) |
+//! | `Engine::new`, dropping a `Mixer`, [`Mixer::check_invariants`] | game | **no**: they allocate or free |
+//! | [`crate::Controller`] `play`, `stop`, `set_*`, `stop_all` | game | **no**, but they never wait for the audio thread: a full queue is `PlayError::QueueFull` at once. They take a mutex that only game threads share, and `play` may allocate (the set of live handles, the list of sounds in flight) |
+//! | [`crate::Engine::stats`] | game | lock-free (relaxed atomic loads) |
+//! | [`crate::Engine::drain_events`], `is_playing`, `slots` | game | **no** (game-side mutex; they allocate what they return) |
+//! | [`crate::Sound`] loading | game | **no** (file I/O, allocation) |
+//!
+//! Never call a game-side method from an audio callback of your own; drive
+//! the mixer there with `process` alone.
+//!
+//! This is enforced by tests, not review alone: a counting global allocator
+//! around `process` (and around the cpal callback) under heavy churn, and
+//! LLVM's RealtimeSanitizer (`scripts/rtsan.sh`, feature `rtsan`), which
+//! marks `process` and the cpal callback's body non-blocking and aborts on
+//! any `malloc`, `free`, pthread lock, sleep or blocking I/O inside them.
+//! (RTSan 19 does not intercept raw `futex` calls, which is how Rust's
+//! `std::sync::Mutex` locks; no such mutex is reachable from `process`.)
 //!
 //! Dropping a `Mixer` *does* free memory: drop it on a thread where that is
 //! allowed (the live engine hands it back to the game side to do so).

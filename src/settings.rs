@@ -70,7 +70,7 @@ pub struct EngineSettings {
     pub min_voice_age: Duration,
     /// Fade-out of a stolen voice. Default 5 ms.
     pub steal_fade: Duration,
-    /// Fade-out after [`crate::Engine::stop`]. Default 10 ms.
+    /// Fade-out after [`crate::Controller::stop`]. Default 10 ms.
     pub stop_fade: Duration,
     /// Ramp time for volume and pan changes (no zipper noise). Default 10 ms.
     pub param_ramp: Duration,
