@@ -80,29 +80,9 @@ pub mod sound;
 pub mod stats;
 mod voice;
 
-/// Deliberate real-time violations, compiled only with the `rtsan-selftest`
-/// feature, so the RealtimeSanitizer job can prove it catches them.
 #[cfg(feature = "rtsan-selftest")]
 #[doc(hidden)]
-pub mod rtsan_selftest {
-    /// Allocates inside a non-blocking context: RTSan must abort.
-    #[rtsan_standalone::nonblocking]
-    pub fn allocate_in_realtime() -> usize {
-        std::hint::black_box(vec![0u8; 256]).len()
-    }
-
-    /// Locks a pthread mutex inside a non-blocking context: RTSan must abort.
-    #[rtsan_standalone::nonblocking]
-    pub fn lock_in_realtime() {
-        static mut MUTEX: libc::pthread_mutex_t = libc::PTHREAD_MUTEX_INITIALIZER;
-        // SAFETY: a process-wide static mutex, initialised statically, locked
-        // and unlocked on the same thread; nothing else refers to it.
-        unsafe {
-            libc::pthread_mutex_lock(&raw mut MUTEX);
-            libc::pthread_mutex_unlock(&raw mut MUTEX);
-        }
-    }
-}
+pub mod rtsan_selftest;
 
 pub use command::{Event, StreamErrorKind, TimedEvent, VoiceHandle};
 pub use engine::{Controller, Engine, EngineError, PlayError};
