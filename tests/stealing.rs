@@ -333,3 +333,31 @@ fn the_same_script_renders_bit_identically() {
         "two renders of one script differ"
     );
 }
+
+#[test]
+fn a_burst_in_one_block_does_not_steal_its_own_new_voices_while_older_ones_exist() {
+    let mut e = engine(4, StealPolicy::Quietest);
+    let s = sine(440.0, 2.0, RATE, 0.5);
+    let old: Vec<_> = (0..4)
+        .map(|i| {
+            e.play(&s, PlayParams::default().volume(0.2 + 0.2 * i as f32))
+                .unwrap()
+        })
+        .collect();
+    render_seconds(&mut e, 0.2);
+    // Three plays land in the same block: each must take an old voice.
+    let burst: Vec<_> = (0..3)
+        .map(|_| e.play(&s, PlayParams::default().volume(0.05)).unwrap())
+        .collect();
+    e.render(480);
+    let victims: Vec<_> = steals_and_rejections(e.drain_events())
+        .into_iter()
+        .map(|ev| match ev {
+            Event::Stolen { victim, .. } => victim,
+            other => panic!("unexpected {other:?}"),
+        })
+        .collect();
+    // The quietest three of the old voices, quietest first.
+    assert_eq!(victims, old[..3]);
+    assert!(burst.iter().all(|h| e.is_playing(*h)));
+}
