@@ -291,14 +291,49 @@ fn live_child() {
     if std::env::var_os("VOICEPOOL_LIVE_CHILD").is_none() {
         return;
     }
-    let mut engine = AudioEngine::start(EngineSettings {
+    use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+    use voicepool::output::cpal::CallbackPhase;
+    // The hook parks the audio thread (a spin on an atomic: no syscall, so
+    // it is itself real-time clean) while the game floods the queue, so the
+    // queue fills deterministically rather than by a race.
+    static HOLD: AtomicBool = AtomicBool::new(false);
+    static HELD: AtomicBool = AtomicBool::new(false);
+    fn hook(phase: CallbackPhase) {
+        if phase == CallbackPhase::Enter {
+            while HOLD.load(SeqCst) {
+                HELD.store(true, SeqCst);
+                std::hint::spin_loop();
+            }
+        }
+    }
+    let settings = EngineSettings {
         voices: 6,
         command_capacity: 16,
         event_capacity: 32,
         buffer_frames: Some(256),
         ..Default::default()
-    })
-    .expect("the null PCM opens");
+    };
+    let mut engine = AudioEngine::start_with_hook(settings, hook).expect("the null PCM opens");
+    HOLD.store(true, SeqCst);
+    let parked = Instant::now();
+    while !HELD.load(SeqCst) {
+        assert!(
+            parked.elapsed() < Duration::from_secs(60),
+            "no callback came"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let blip = sine(800.0, 0.01, 48_000, 0.5);
+    let refused = (0..64)
+        .filter(|_| engine.play(&blip, PlayParams::default()).is_err())
+        .count();
+    drop(blip); // its only game-side reference goes while it is queued
+    HOLD.store(false, SeqCst);
+    assert_eq!(
+        refused,
+        64 - 16,
+        "a stalled audio side fills the 16-slot queue"
+    );
     let ctl = engine.controller();
     let game = std::thread::spawn(move || {
         let start = Instant::now();
