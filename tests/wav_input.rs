@@ -59,6 +59,19 @@ fn load_err(path: &Path) -> SoundError {
     }
 }
 
+/// Loads `path`, expects `SoundError::Truncated` naming it, and returns
+/// (frames the header announces, whole frames read).
+fn truncated(path: &Path) -> (u64, u64) {
+    match load_err(path) {
+        SoundError::Truncated {
+            expected_frames,
+            read_frames,
+            ..
+        } => (expected_frames, read_frames),
+        e => panic!("expected Truncated, got {e:?}"),
+    }
+}
+
 fn assert_samples(sound: &Sound, expected: &[f32], what: &str) {
     let got = sound.samples();
     assert_eq!(got.len(), expected.len(), "{what}: sample count");
@@ -615,16 +628,7 @@ fn padded_integer_containers_load() {
     // Cut mid-sample: truncated, whole frames counted.
     let cut = dir.path("s24in32_cut.wav");
     write(&cut, &bytes[..bytes.len() - 2]);
-    match load_err(&cut) {
-        SoundError::Truncated {
-            expected_frames,
-            read_frames,
-            ..
-        } => {
-            assert_eq!((expected_frames, read_frames), (4, 3))
-        }
-        e => panic!("{e:?}"),
-    }
+    assert_eq!(truncated(&cut), (4, 3));
 }
 
 /// More valid bits than the container holds is a container voicepool does
@@ -744,26 +748,14 @@ fn header_claiming_more_data_than_present_is_truncated() {
     };
     let p = dir.path("claims_2gb.wav");
     write(&p, &craft(&fmt, &data, Some(0x7FFF_FFFE)));
-    match load_err(&p) {
-        SoundError::Truncated {
-            expected_frames,
-            read_frames,
-            ..
-        } => {
-            assert_eq!((expected_frames, read_frames), (0x3FFF_FFFF, 100))
-        }
-        e => panic!("{e:?}"),
-    }
+    assert_eq!(truncated(&p), (0x3FFF_FFFF, 100));
     // sox writing to a pipe cannot go back to fix its header lengths.
     let piped = sox(&[
         "-n", "-r", "8000", "-b", "16", "-t", "wav", "-", "synth", "0.01", "sine", "440",
     ]);
     let p = dir.path("sox_pipe.wav");
     write(&p, &piped);
-    match load_err(&p) {
-        SoundError::Truncated { read_frames, .. } => assert_eq!(read_frames, 80),
-        e => panic!("{e:?}"),
-    }
+    assert_eq!(truncated(&p).1, 80);
 }
 
 /// A file cut in the middle of a sample: the whole frames before the cut are
@@ -776,29 +768,11 @@ fn file_cut_mid_sample_is_truncated() {
     let bytes = hound_file(&p, spec(2, 48_000, 16, false), &samples);
     let cut = dir.path("cut.wav");
     write(&cut, &bytes[..bytes.len() - 3]); // 1 byte into the last sample
-    match load_err(&cut) {
-        SoundError::Truncated {
-            expected_frames,
-            read_frames,
-            ..
-        } => {
-            assert_eq!((expected_frames, read_frames), (100, 99))
-        }
-        e => panic!("{e:?}"),
-    }
+    assert_eq!(truncated(&cut), (100, 99));
     let samples: Vec<i32> = (0..90).map(|i| i * 1000).collect();
     let bytes = hound_file(&p, spec(1, 48_000, 24, false), &samples);
     write(&cut, &bytes[..bytes.len() - 2]);
-    match load_err(&cut) {
-        SoundError::Truncated {
-            expected_frames,
-            read_frames,
-            ..
-        } => {
-            assert_eq!((expected_frames, read_frames), (90, 89))
-        }
-        e => panic!("{e:?}"),
-    }
+    assert_eq!(truncated(&cut), (90, 89));
 }
 
 /// A file cut inside its header, at every length up to the data.
