@@ -8,6 +8,12 @@
 //! - `w_portable/256`: workload W on the portable kernels (what a CPU
 //!   without AVX2 runs).
 //!
+//! - `loops/...`: 256 voices looping one sound each, in 480-frame blocks:
+//!   a long loop (4,800 frames) at pitch 1 (the reference) and 64, and
+//!   loops of 1, 4, 16 and 64 frames at pitch 1 and 64. Issue 9's goal:
+//!   every short loop within 3x of the long loop's cost per voice-frame;
+//!   the table prints each one's ratio.
+//!
 //! Throughput is counted in voice-frames, so criterion's `thrpt` of X Gelem/s
 //! is 1/X ns per voice-frame; a table of medians in ns per voice-frame and
 //! the engine's memory are printed at the end.
@@ -16,8 +22,11 @@
 
 mod common;
 
+use std::time::Duration;
+
 use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
 use voicepool::bench_support::{simd_kernels_available, slot_bytes, Workload, BLOCK};
+use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
 
 const VOICES: [usize; 3] = [32, 256, 1024];
 
@@ -46,7 +55,73 @@ fn portable(c: &mut Criterion) {
     bench_workload(c, "w_portable", 44_100, &[256], true);
 }
 
-criterion_group!(benches, workload_w, rate_matched, portable);
+/// Loop lengths (frames) and pitches of the `loops` group; the first is the
+/// reference the others are compared with.
+const LOOPS: [(usize, f32); 10] = [
+    (4_800, 1.0),
+    (4_800, 64.0),
+    (1, 1.0),
+    (4, 1.0),
+    (16, 1.0),
+    (64, 1.0),
+    (1, 64.0),
+    (4, 64.0),
+    (16, 64.0),
+    (64, 64.0),
+];
+const LOOP_VOICES: usize = 256;
+
+fn loop_id(frames: usize, pitch: f32) -> String {
+    format!("loops/{frames}f_pitch{pitch}")
+}
+
+/// `LOOP_VOICES` voices looping a `frames`-frame 48 kHz mono sound at
+/// `pitch`, with spread volumes and pans, started and rendered for a while.
+fn looping_engine(frames: usize, pitch: f32) -> OfflineEngine {
+    let samples = (0..frames)
+        .map(|i| 0.5 * (i as f32 * 0.37).sin() + 0.1)
+        .collect();
+    let sound = Sound::from_samples(1, 48_000, samples).expect("valid");
+    let mut e = OfflineEngine::new(EngineSettings {
+        voices: LOOP_VOICES,
+        command_capacity: LOOP_VOICES,
+        event_capacity: 2 * LOOP_VOICES,
+        ..Default::default()
+    })
+    .expect("valid settings");
+    for i in 0..LOOP_VOICES {
+        let p = PlayParams::default()
+            .volume(0.2 + (i % 5) as f32 * 0.1)
+            .pan((i % 9) as f32 / 4.0 - 1.0)
+            .pitch(pitch)
+            .looping(true);
+        e.play(&sound, p).expect("queue");
+        if i % 64 == 63 {
+            e.render(BLOCK);
+        }
+    }
+    for _ in 0..10 {
+        e.render(BLOCK);
+    }
+    e.drain_events().for_each(drop);
+    e
+}
+
+fn loops(c: &mut Criterion) {
+    let mut g = c.benchmark_group("loops");
+    g.measurement_time(Duration::from_secs(3)).sample_size(30);
+    g.throughput(Throughput::Elements((LOOP_VOICES * BLOCK) as u64));
+    for (frames, pitch) in LOOPS {
+        let mut e = looping_engine(frames, pitch);
+        let id = loop_id(frames, pitch);
+        g.bench_function(id.trim_start_matches("loops/"), |b| {
+            b.iter(|| e.render(BLOCK)[0])
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, workload_w, rate_matched, portable, loops);
 
 fn main() {
     benches();
@@ -62,6 +137,23 @@ fn main() {
     }
     rows.push(("w_portable/256".into(), (256 * BLOCK) as f64, "voice-frame"));
     common::print_medians("Mixing", &rows);
+    let per = (LOOP_VOICES * BLOCK) as f64;
+    println!(
+        "\nLoops, {LOOP_VOICES} voices (criterion medians; ratios to the 4,800-frame loop at pitch 1 and at the same pitch)"
+    );
+    let long = |pitch: f32| common::median_ns(&loop_id(4_800, pitch));
+    for (frames, pitch) in LOOPS {
+        let id = loop_id(frames, pitch);
+        match (common::median_ns(&id), long(1.0), long(pitch)) {
+            (Some(ns), Some(r1), Some(rp)) => println!(
+                "  {id:<28} {:>10.3} ns/voice-frame {:>6.2}x {:>6.2}x",
+                ns / per,
+                ns / r1,
+                ns / rp
+            ),
+            _ => println!("  {id:<28} (not run)"),
+        }
+    }
     println!(
         "  kernels: {}",
         if simd_kernels_available() {

@@ -4,21 +4,56 @@
 //! with `try_send` / `try_recv`; events travel audio -> game over a `ringbuf`
 //! single-producer single-consumer queue. Both are moved, never shared.
 
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use std::sync::Arc;
 
 use crate::params::ValidParams;
 use crate::sound::SoundData;
 
 /// Names one `play` call. `Copy + Eq + Hash`; unique per play for the life of
-/// the engine (a 64-bit id issued on the game side). A handle whose voice has
-/// ended or been stolen is *stale*: commands sent with it do nothing.
+/// the engine, and never equal to a handle of another engine: it carries the
+/// id of the engine that issued it (engines are numbered as they are made)
+/// beside a 64-bit play id. A handle whose voice has ended or been stolen is
+/// *stale*, and a handle from another engine is as stale as that: commands
+/// sent with it do nothing and `is_playing` is false for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct VoiceHandle(pub(crate) u64);
+pub struct VoiceHandle {
+    engine: u32,
+    id: u64,
+}
 
 impl VoiceHandle {
-    /// The id of the play call, counting from 1 in the order plays were issued.
+    pub(crate) fn new(engine: EngineId, id: u64) -> VoiceHandle {
+        VoiceHandle {
+            engine: engine.0,
+            id,
+        }
+    }
+
+    /// The id of the play call, counting from 1 in the order plays were
+    /// issued on its engine.
     pub fn id(self) -> u64 {
-        self.0
+        self.id
+    }
+
+    /// The play id, if this handle was issued by `engine`.
+    pub(crate) fn id_in(self, engine: EngineId) -> Option<u64> {
+        (self.engine == engine.0).then_some(self.id)
+    }
+}
+
+/// Which engine a handle belongs to: a process-wide number given to each
+/// engine as it is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct EngineId(u32);
+
+impl EngineId {
+    /// The next engine's number. (After 2^32 engines in one process the
+    /// numbers repeat; a handle kept across that many engines could then
+    /// match again.)
+    pub(crate) fn next() -> EngineId {
+        static NEXT: AtomicU32 = AtomicU32::new(1);
+        EngineId(NEXT.fetch_add(1, Relaxed))
     }
 }
 
@@ -73,7 +108,9 @@ pub enum Event {
         /// The voice that never started.
         voice: VoiceHandle,
     },
-    /// The voice finished: a one-shot reached its end, or a stop's fade ended.
+    /// The voice finished: a one-shot reached its end, a stop's fade ended,
+    /// or the mixer was dropped while the voice was still in flight
+    /// (sounding, or queued and never started).
     Ended {
         /// The voice that ended.
         voice: VoiceHandle,
@@ -121,11 +158,18 @@ impl Event {
     }
 }
 
-/// An [`Event`] with the output frame at which it happened (the start of the
-/// block in which the mixer acted on it).
+/// An [`Event`] with the output frame at which it happened, counted from
+/// the engine's first rendered frame (0).
+///
+/// | event | `frame` |
+/// | --- | --- |
+/// | `Started`, `Stolen`, `Rejected` | the first frame of the block in which the mixer took the `play` command: the new voice's first sample is at that frame |
+/// | `Ended` | the frame at which the voice stopped sounding: its last sample was at `frame - 1` (a one-shot's end, or the end of a stop's fade) |
+/// | `Ended` after the mixer was dropped | the frame at which the mixer stopped |
+/// | `StreamError` | frames rendered when the error was reported |
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TimedEvent {
-    /// Output frames rendered before the block in which it happened.
+    /// The output frame at which it happened (see the table above).
     pub frame: u64,
     /// What happened.
     pub event: Event,

@@ -17,7 +17,7 @@ use crossbeam_channel::{Sender, TrySendError};
 use ringbuf::traits::{Consumer, Observer, Split};
 use ringbuf::{HeapCons, HeapProd, HeapRb};
 
-use crate::command::{Command, Event, TimedEvent, VoiceHandle};
+use crate::command::{Command, EngineId, Event, TimedEvent, VoiceHandle};
 use crate::mixer::Mixer;
 use crate::params::{valid_pan, valid_pitch, valid_volume, PlayParams};
 use crate::settings::EngineSettings;
@@ -83,6 +83,7 @@ impl std::error::Error for EngineError {}
 
 /// Game-side state shared by the engine and its controllers.
 struct Shared {
+    engine: EngineId,
     commands: Sender<Command>,
     next_id: AtomicU64,
     counters: Arc<Counters>,
@@ -107,18 +108,40 @@ struct GameState {
 }
 
 impl GameState {
-    /// Moves events from the ring into the backlog, updating `live`.
-    fn pump(&mut self, counters: &Counters) {
+    /// Moves events from the ring into the backlog, updating `live`. Once
+    /// the mixer has been dropped, every play still live (sounding, or
+    /// queued and never taken) gets its terminal `Ended` here, at the frame
+    /// the mixer stopped: the audio side can no longer report it.
+    fn pump(&mut self, engine: EngineId, counters: &Counters) {
+        // Read the flag first: everything the mixer pushed before setting
+        // it is then in the ring for the loop below.
+        let gone = counters.mixer_gone();
         while let Some(ev) = self.events.try_pop() {
             if ev.event.is_terminal() {
-                if let Some(voice) = ev.event.voice() {
-                    self.live.remove(&voice.0);
+                if let Some(id) = ev.event.voice().and_then(|v| v.id_in(engine)) {
+                    self.live.remove(&id);
                 }
             }
             self.backlog_push(ev, counters);
         }
         while let Some(ev) = self.stream_events.as_mut().and_then(|q| q.try_pop()) {
             self.backlog_push(ev, counters);
+        }
+        if gone && !self.live.is_empty() {
+            let mut ids: Vec<u64> = self.live.drain().collect();
+            ids.sort_unstable();
+            let frame = counters.frames.load(Relaxed);
+            for id in ids {
+                Counters::bump(&counters.ended);
+                let voice = VoiceHandle::new(engine, id);
+                self.backlog_push(
+                    TimedEvent {
+                        frame,
+                        event: Event::Ended { voice },
+                    },
+                    counters,
+                );
+            }
         }
     }
 
@@ -189,48 +212,47 @@ impl Controller {
         let params = params.validate()?;
         let id = self.shared.next_id.fetch_add(1, Relaxed);
         let mut game = self.lock();
-        game.pump(&self.shared.counters);
+        self.pump(&mut game);
         game.keep(&sound.data);
+        if params.looping {
+            // Made here, on the game side, once per sound: the audio side
+            // only reads it (see `SoundData::prepare_loop`).
+            sound.data.prepare_loop();
+        }
         self.send(Command::Play {
             id,
             sound: Arc::clone(&sound.data),
             params,
         })?;
         game.live.insert(id);
-        Ok(VoiceHandle(id))
+        Ok(VoiceHandle::new(self.shared.engine, id))
     }
 
     /// Fades the voice out (over `EngineSettings::stop_fade`) and ends it.
     /// A stale handle does nothing.
     pub fn stop(&self, voice: VoiceHandle) -> Result<(), PlayError> {
-        self.send_if_live(voice, Command::Stop { id: voice.0 })
+        self.send_if_live(voice, |id| Command::Stop { id })
     }
 
     /// Changes the voice's volume, ramped (no zipper noise). NaN or infinite
     /// is rejected; out of range is clamped. A stale handle does nothing.
     pub fn set_volume(&self, voice: VoiceHandle, volume: f32) -> Result<(), PlayError> {
         let volume = valid_volume(volume)?;
-        self.send_if_live(
-            voice,
-            Command::SetVolume {
-                id: voice.0,
-                volume,
-            },
-        )
+        self.send_if_live(voice, |id| Command::SetVolume { id, volume })
     }
 
     /// Changes the voice's pan, ramped. NaN or infinite is rejected; out of
     /// range is clamped. A stale handle does nothing.
     pub fn set_pan(&self, voice: VoiceHandle, pan: f32) -> Result<(), PlayError> {
         let pan = valid_pan(pan)?;
-        self.send_if_live(voice, Command::SetPan { id: voice.0, pan })
+        self.send_if_live(voice, |id| Command::SetPan { id, pan })
     }
 
     /// Changes the voice's pitch. NaN or infinite is rejected; out of range is
     /// clamped. A stale handle does nothing.
     pub fn set_pitch(&self, voice: VoiceHandle, pitch: f32) -> Result<(), PlayError> {
         let pitch = valid_pitch(pitch)?;
-        self.send_if_live(voice, Command::SetPitch { id: voice.0, pitch })
+        self.send_if_live(voice, |id| Command::SetPitch { id, pitch })
     }
 
     /// Fades out every voice, protected ones included.
@@ -238,14 +260,27 @@ impl Controller {
         self.send(Command::StopAll)
     }
 
-    fn send_if_live(&self, voice: VoiceHandle, cmd: Command) -> Result<(), PlayError> {
+    /// Sends the command made for `voice`'s id, if `voice` is a live
+    /// handle of this engine; a stale or foreign handle does nothing.
+    fn send_if_live(
+        &self,
+        voice: VoiceHandle,
+        cmd: impl FnOnce(u64) -> Command,
+    ) -> Result<(), PlayError> {
+        let Some(id) = voice.id_in(self.shared.engine) else {
+            return Ok(());
+        };
         let mut game = self.lock();
-        game.pump(&self.shared.counters);
-        if !game.live.contains(&voice.0) {
+        self.pump(&mut game);
+        if !game.live.contains(&id) {
             return Ok(());
         }
         drop(game);
-        self.send(cmd)
+        self.send(cmd(id))
+    }
+
+    fn pump(&self, game: &mut GameState) {
+        game.pump(self.shared.engine, &self.shared.counters);
     }
 }
 
@@ -310,8 +345,10 @@ impl Engine {
         let ring = settings.event_capacity + settings.voices + 2;
         let (prod, cons) = HeapRb::<TimedEvent>::new(ring).split();
         let counters = Arc::new(Counters::new(settings.voices));
-        let mixer = Mixer::new(&settings, out_rate, rx, prod, Arc::clone(&counters));
+        let engine = EngineId::next();
+        let mixer = Mixer::new(&settings, out_rate, engine, rx, prod, Arc::clone(&counters));
         let shared = Arc::new(Shared {
+            engine,
             commands: tx,
             next_id: AtomicU64::new(1),
             counters,
@@ -356,7 +393,7 @@ impl Engine {
         // (drop the oldest) is for events nobody is reading, not for those
         // being read right now.
         let capacity = std::mem::replace(&mut game.backlog_capacity, usize::MAX);
-        game.pump(&self.controller.shared.counters);
+        self.controller.pump(&mut game);
         game.backlog_capacity = capacity;
         let out = game.backlog.drain(..).collect();
         // Once a frame or so is often enough to free sounds the game has
@@ -375,11 +412,16 @@ impl Engine {
     }
 
     /// True from a successful `play` until the voice's terminal event
-    /// (`Ended`, `Stolen`, `Rejected`) has reached the game side.
+    /// (`Ended`, `Stolen`, `Rejected`) has reached the game side. Never true
+    /// for a handle of another engine, nor for any handle once the mixer has
+    /// been dropped (every play then ends with `Ended`).
     pub fn is_playing(&self, voice: VoiceHandle) -> bool {
+        let Some(id) = voice.id_in(self.controller.shared.engine) else {
+            return false;
+        };
         let mut game = self.controller.lock();
-        game.pump(&self.controller.shared.counters);
-        game.live.contains(&voice.0)
+        self.controller.pump(&mut game);
+        game.live.contains(&id)
     }
 
     /// The counters, as of the last block rendered.
@@ -389,7 +431,8 @@ impl Engine {
 
     /// What each pool slot holds, as of the last block rendered.
     pub fn slots(&self) -> Vec<SlotView> {
-        self.controller.shared.counters.slots()
+        let shared = &self.controller.shared;
+        shared.counters.slots(shared.engine)
     }
 
     /// A queue on which a live output's error callback reports
@@ -434,6 +477,6 @@ impl Engine {
     /// newest `event_capacity`), so the audio side's queue never fills.
     pub(crate) fn pump(&self) {
         let mut game = self.controller.lock();
-        game.pump(&self.controller.shared.counters);
+        self.controller.pump(&mut game);
     }
 }

@@ -71,6 +71,7 @@ pub mod bench_support;
 pub mod command;
 pub mod engine;
 mod kernel;
+mod loop_tile;
 pub mod mixer;
 pub mod output;
 pub mod params;

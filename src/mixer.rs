@@ -55,7 +55,7 @@ use crossbeam_channel::Receiver;
 use ringbuf::traits::{Observer, Producer};
 use ringbuf::HeapProd;
 
-use crate::command::{Command, Event, TimedEvent, VoiceHandle};
+use crate::command::{Command, EngineId, Event, TimedEvent, VoiceHandle};
 use crate::kernel::Isa;
 use crate::params::ValidParams;
 use crate::pool::{Victim, VoicePool};
@@ -71,6 +71,7 @@ pub const LIMITER_THRESHOLD: f32 = 0.9;
 /// [`crate::OfflineEngine`] and [`crate::AudioEngine`] drive it for you, or
 /// call [`Mixer::process`] from your own audio callback.
 pub struct Mixer {
+    engine: EngineId,
     commands: Receiver<Command>,
     events: HeapProd<TimedEvent>,
     counters: Arc<Counters>,
@@ -100,12 +101,14 @@ impl Mixer {
     pub(crate) fn new(
         settings: &EngineSettings,
         out_rate: u32,
+        engine: EngineId,
         commands: Receiver<Command>,
         events: HeapProd<TimedEvent>,
         counters: Arc<Counters>,
     ) -> Mixer {
         let frames = |d| EngineSettings::frames(d, out_rate);
         Mixer {
+            engine,
             commands,
             events,
             counters,
@@ -144,7 +147,8 @@ impl Mixer {
     /// The sum of all voices is multiplied by `master_gain` and passed
     /// through a soft limiter: samples up to [`LIMITER_THRESHOLD`] in
     /// magnitude pass unchanged, louder ones are bent smoothly towards 1.0,
-    /// which they never reach, so the output is always finite and within
+    /// never past it (a sum some hundred thousand times full scale rounds to
+    /// exactly 1.0 in `f32`), so the output is always finite and within
     /// `-1.0..=1.0`.
     #[cfg_attr(feature = "rtsan", rtsan_standalone::nonblocking)]
     pub fn process(&mut self, out: &mut [f32]) {
@@ -155,6 +159,7 @@ impl Mixer {
         self.drain_commands();
         let end_frame = self.frame + frames as u64;
         let Mixer {
+            engine,
             pool,
             events,
             counters,
@@ -162,28 +167,27 @@ impl Mixer {
             bus_r,
             isa,
             master_gain,
+            frame,
             ..
         } = self;
         // The bus is planar (a buffer per channel): a mono voice adds to
         // each side with one multiply per frame and no shuffling. Blocks
         // longer than the bus are rendered in bus-sized pieces.
+        let mut chunk_start = *frame;
         for chunk in out[..frames * 2].chunks_mut(2 * BUS_FRAMES) {
             let n = chunk.len() / 2;
             let (l, r) = (&mut bus_l[..n], &mut bus_r[..n]);
             l.fill(0.0);
             r.fill(0.0);
-            pool.render(l, r, *isa, |id| {
+            pool.render(l, r, *isa, |id, sounded| {
                 Counters::bump(&counters.ended);
-                push_event(
-                    events,
-                    counters,
-                    end_frame,
-                    Event::Ended {
-                        voice: VoiceHandle(id),
-                    },
-                );
+                // The frame after the voice's last sample.
+                let at = chunk_start + sounded as u64;
+                let voice = VoiceHandle::new(*engine, id);
+                push_event(events, counters, at, Event::Ended { voice });
             });
             interleave_limited(l, r, *master_gain, chunk, *isa);
+            chunk_start += n as u64;
         }
         self.frame = end_frame;
         self.publish();
@@ -251,8 +255,10 @@ impl Mixer {
                     self.pool.with_voice(id, |v| v.set_pitch(pitch, rate));
                 }
                 Command::StopAll => {
+                    // Stolen voices still fading out are stopped too (a
+                    // shorter fade wins; see `Voice::stop`).
                     let fade = self.stop_fade;
-                    self.pool.for_each_live(|v| v.stop(fade));
+                    self.pool.for_each_sounding(|v| v.stop(fade));
                 }
             }
         }
@@ -262,7 +268,7 @@ impl Mixer {
         let fade_in = (params.fade_in * self.out_rate as f32).round() as u32;
         let voice = Voice::new(sound, id, params, self.out_rate, fade_in);
         let (order, now) = (self.next_order, self.frame);
-        let handle = VoiceHandle(id);
+        let handle = VoiceHandle::new(self.engine, id);
         let voice = match self.pool.acquire(voice, order, now) {
             Ok(_) => return self.started(handle),
             Err(voice) => voice,
@@ -282,7 +288,7 @@ impl Mixer {
         if let Some((mut old, old_start)) = self.pool.replace(i, voice, order, now) {
             Counters::bump(&self.counters.steals);
             self.event(Event::Stolen {
-                victim: VoiceHandle(old.id),
+                victim: VoiceHandle::new(self.engine, old.id),
                 by: handle,
             });
             // A voice that has sounded fades out; one that never rendered a
@@ -313,6 +319,18 @@ impl Mixer {
     #[doc(hidden)]
     pub fn check_invariants(&self) -> Result<(), String> {
         self.pool.check_invariants()
+    }
+}
+
+/// Dropping the mixer ends every play for the game side: the counters say
+/// that nothing sounds any more, and the game side, seeing the mixer gone,
+/// reports `Ended` for every play still live (sounding, or queued and never
+/// taken) at the frame the mixer stopped. Dropping frees the pool, so it
+/// happens where freeing is allowed (never inside `process`).
+impl Drop for Mixer {
+    fn drop(&mut self) {
+        self.counters.frames.store(self.frame, Relaxed);
+        self.counters.mark_mixer_gone();
     }
 }
 

@@ -86,7 +86,14 @@ impl PlayParams {
         self.pitch = pitch;
         self
     }
-    /// Loop the sound until stopped.
+    /// Loop the sound until stopped, seamlessly: the frame after the last
+    /// is the first, at any pitch.
+    ///
+    /// The first time a sound shorter than 4,096 frames is played looping,
+    /// `play` makes it a loop tile on the calling thread: the sound repeated
+    /// to at least 16,384 frames (64 KiB per channel), kept with the sound
+    /// and shared by all its voices, so that a loop of a few frames (a
+    /// single-cycle waveform) mixes as fast as a long one.
     pub fn looping(mut self, looping: bool) -> Self {
         self.looping = looping;
         self

@@ -279,14 +279,16 @@ impl VoicePool {
         }
     }
 
-    /// Applies `f` to every live voice and refreshes the keys.
-    pub(crate) fn for_each_live(&mut self, mut f: impl FnMut(&mut Voice)) {
+    /// Applies `f` to every voice that still sounds: the live ones (whose
+    /// keys it refreshes) and the stolen ones fading out in the tails.
+    pub(crate) fn for_each_sounding(&mut self, mut f: impl FnMut(&mut Voice)) {
         for (slot, key) in self.slots.slots_mut().iter_mut().zip(self.keys.iter_mut()) {
             if let Slot::Live(v) = slot {
                 f(v);
                 *key = key_of(v);
             }
         }
+        self.tails.iter_mut().for_each(f);
     }
 
     /// Recomputes every live voice's audible level (which moves as its
@@ -403,28 +405,29 @@ impl VoicePool {
     }
 
     /// Renders every live voice and tail into the planar bus `l`, `r`, frees
-    /// the slots of voices that end and calls `on_end` with their ids.
+    /// the slots of voices that end and calls `on_end` with each one's id
+    /// and the number of frames it sounded in this call.
     pub(crate) fn render(
         &mut self,
         l: &mut [f32],
         r: &mut [f32],
         isa: Isa,
-        mut on_end: impl FnMut(u64),
+        mut on_end: impl FnMut(u64, usize),
     ) {
         for i in 0..self.slots.len() {
             let ended = match self.slots.get_mut(i) {
-                Some(v) => !v.render(l, r, isa),
-                None => false,
+                Some(v) => v.render(l, r, isa),
+                None => None,
             };
-            if ended {
+            if let Some(sounded) = ended {
                 if let Some(v) = self.release(i) {
-                    on_end(v.id);
+                    on_end(v.id, sounded);
                 }
             }
         }
         let mut t = 0;
         while t < self.tails.len() {
-            if self.tails[t].render(l, r, isa) {
+            if self.tails[t].render(l, r, isa).is_none() {
                 t += 1;
             } else {
                 self.tails.swap_remove(t);

@@ -10,7 +10,9 @@ use std::fmt;
 use std::fs::File;
 use std::io::{self, BufReader, Read, Seek};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+use crate::loop_tile::LoopTile;
 
 /// Length of one loudness-envelope window, in seconds (5 ms).
 const ENVELOPE_WINDOW_SECONDS: f64 = 0.005;
@@ -48,6 +50,10 @@ pub(crate) struct SoundData {
     /// Mean-square level per window (over all channels), with look-ahead.
     pub(crate) envelope: Box<[f32]>,
     pub(crate) window_frames: usize,
+    /// For a short sound played looping: the sound repeated, made on the
+    /// game side by [`SoundData::prepare_loop`]; the audio side only reads
+    /// it (`OnceLock::get` is one atomic load, no lock).
+    loop_tile: OnceLock<Option<LoopTile>>,
 }
 
 /// A decoded sound, ready to play on any number of voices at once.
@@ -593,6 +599,7 @@ impl Sound {
                 samples: samples.into_boxed_slice(),
                 envelope,
                 window_frames,
+                loop_tile: OnceLock::new(),
             }),
         })
     }
@@ -846,6 +853,19 @@ fn minimal_header(fmt: &FmtInfo, raw: &[u8; 40], data_len: u32) -> Option<Vec<u8
 }
 
 impl SoundData {
+    /// Game side, before a looping play is sent: makes the sound's loop
+    /// tile if it is short enough to want one (once; allocates).
+    pub(crate) fn prepare_loop(&self) {
+        self.loop_tile
+            .get_or_init(|| LoopTile::new(&self.samples, self.frames, self.channels));
+    }
+
+    /// The loop tile, if one was made. Real-time safe.
+    #[inline]
+    pub(crate) fn loop_tile(&self) -> Option<&LoopTile> {
+        self.loop_tile.get().and_then(Option::as_ref)
+    }
+
     /// Mean-square level at a frame position (0 past the end). Real-time safe.
     #[inline]
     pub(crate) fn mean_square_at(&self, frame: usize) -> f32 {

@@ -1,9 +1,10 @@
 //! [`Stats`] and per-slot meters: counters the audio side publishes through
 //! atomics (relaxed stores, no locks) for the game side to read at any time.
 
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
-use crate::command::VoiceHandle;
+use crate::command::{EngineId, VoiceHandle};
 
 /// A snapshot of the engine's counters. All counts are since the engine started.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -66,6 +67,8 @@ pub(crate) struct Counters {
     pub(crate) frames: AtomicU64,
     pub(crate) stream_errors: AtomicU64,
     meters: Box<[SlotMeter]>,
+    /// Set once by the mixer's `Drop`, after its last event was pushed.
+    mixer_gone: AtomicBool,
 }
 
 impl Counters {
@@ -108,13 +111,30 @@ impl Counters {
         }
     }
 
-    pub(crate) fn slots(&self) -> Vec<SlotView> {
+    /// Audio side, as the mixer is dropped: nothing sounds any more, and no
+    /// event will follow the ones already pushed (release ordering: the
+    /// game side that sees the flag sees those events).
+    pub(crate) fn mark_mixer_gone(&self) {
+        self.active.store(0, Relaxed);
+        for m in self.meters.iter() {
+            m.id.store(0, Relaxed);
+            m.level.store(0, Relaxed);
+        }
+        self.mixer_gone.store(true, Ordering::Release);
+    }
+
+    /// True once the mixer has been dropped.
+    pub(crate) fn mixer_gone(&self) -> bool {
+        self.mixer_gone.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn slots(&self, engine: EngineId) -> Vec<SlotView> {
         self.meters
             .iter()
             .map(|m| {
                 let id = m.id.load(Relaxed);
                 SlotView {
-                    voice: (id != 0).then_some(VoiceHandle(id)),
+                    voice: (id != 0).then(|| VoiceHandle::new(engine, id)),
                     level: f32::from_bits(m.level.load(Relaxed)),
                 }
             })

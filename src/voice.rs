@@ -137,10 +137,14 @@ impl Voice {
         self.step = step_for(self.sound.sample_rate, out_rate, pitch);
     }
 
+    /// Heads for the gains of the current volume and pan. A ramp already
+    /// under way (a fade-in, or an earlier change) is never shortened: a
+    /// fade keeps its end time and goes on toward the new target.
     fn retarget(&mut self, ramp: u32) {
         if self.phase != Phase::Playing {
             return;
         }
+        let ramp = ramp.max(self.ramp_left);
         self.ramp_to(pan_gains(self.volume, self.pan, self.sound.channels), ramp);
     }
 
@@ -172,7 +176,18 @@ impl Voice {
     pub(crate) fn audible_power(&self) -> f32 {
         let g = self.gain[0] * self.gain[0] + self.gain[1] * self.gain[1];
         let g = if self.sound.channels == 2 { g * 0.5 } else { g };
-        g * self.sound.mean_square_at((self.pos >> FRAC_BITS) as usize)
+        g * self.sound.mean_square_at(self.frame_in_sound())
+    }
+
+    /// The frame of the sound the voice is at (a looping voice reading a
+    /// [`crate::loop_tile::LoopTile`] may be several periods in).
+    fn frame_in_sound(&self) -> usize {
+        let idx = (self.pos >> FRAC_BITS) as usize;
+        if self.looping {
+            idx % self.sound.frames.max(1)
+        } else {
+            idx
+        }
     }
 
     /// Largest per-channel gain right now.
@@ -181,38 +196,55 @@ impl Voice {
     }
 
     /// Adds the next `l.len()` frames into the planar bus `l`, `r` (which
-    /// must be as long as each other). Returns `false` when the voice has
-    /// ended (reached the end of a one-shot sound or finished fading); the
-    /// rest of the bus is then left untouched.
+    /// must be as long as each other). Returns `None` while the voice goes
+    /// on, and `Some(frames)` when it has ended (reached the end of a
+    /// one-shot sound or finished fading) after sounding `frames` frames of
+    /// this call; the rest of the bus is then left untouched.
     ///
     /// The block is cut into segments at the sound's end, the loop point and
     /// the end of a gain ramp; each segment is one call of a
     /// [`kernel::mix`] loop with nothing left to decide per frame.
-    pub(crate) fn render(&mut self, l: &mut [f32], r: &mut [f32], isa: Isa) -> bool {
+    ///
+    /// A looping voice reads the sound's [`crate::loop_tile::LoopTile`] when
+    /// it has one (short sounds, so that a loop of a few frames still runs in
+    /// long segments), else the sound itself, rendering the one frame that
+    /// interpolates from its last frame to its first on its own.
+    pub(crate) fn render(&mut self, l: &mut [f32], r: &mut [f32], isa: Isa) -> Option<usize> {
         let total = l.len().min(r.len());
-        let frames_src = self.sound.frames as u64;
-        // The bulk loop interpolates between frame idx and idx + 1; for a
-        // one-shot sound idx + 1 may be the first zero guard frame, for a
-        // loop the frame after the last one is the first, handled one frame
-        // at a time below.
-        let limit = if self.looping {
-            frames_src - 1
+        let (period, tiled) = match self.looping.then(|| self.sound.loop_tile()) {
+            Some(Some(tile)) => (tile.period as u64, true),
+            _ => (self.sound.frames as u64, false),
+        };
+        // The bulk loop interpolates between frame idx and idx + 1: for a
+        // one-shot, idx + 1 may be the first zero guard frame; a tile goes
+        // on with the loop's start after its period; a loop read from the
+        // sound itself stops one frame short and crosses the seam below.
+        let limit = if self.looping && !tiled {
+            period - 1
         } else {
-            frames_src
+            period
         };
         let mut done = 0;
         loop {
             if self.is_finished() {
-                return false;
+                return Some(done);
             }
             if done >= total {
-                return true;
+                return None;
             }
             let idx = self.pos >> FRAC_BITS;
             if idx >= limit {
                 if !self.looping {
-                    return false;
+                    return Some(done);
                 }
+                // One step may carry the position past the end, even past
+                // several periods (a short loop at a high pitch): wrap first.
+                let len = period << FRAC_BITS;
+                if self.pos >= len {
+                    self.pos %= len;
+                    continue;
+                }
+                // Here idx is the last frame of a loop read from the sound.
                 self.render_loop_seam(&mut l[done], &mut r[done]);
                 done += 1;
                 continue;
@@ -223,13 +255,14 @@ impl Voice {
                 n = n.min(self.ramp_left as usize);
             }
             let end = done + n;
-            self.render_segment(&mut l[done..end], &mut r[done..end], isa);
+            self.render_segment(&mut l[done..end], &mut r[done..end], isa, tiled);
             done = end;
         }
     }
 
-    /// Renders `l.len()` frames that never read past the sound's last frame + 1.
-    fn render_segment(&mut self, l: &mut [f32], r: &mut [f32], isa: Isa) {
+    /// Renders `l.len()` frames that never read past the last frame + 1 of
+    /// the data they read (the sound, or its loop tile when `tiled`).
+    fn render_segment(&mut self, l: &mut [f32], r: &mut [f32], isa: Isa, tiled: bool) {
         let n = l.len();
         let d = self.ramp_delta();
         let gain = Gain {
@@ -239,10 +272,14 @@ impl Voice {
             dr: d[1],
         };
         let sound = &*self.sound;
+        let data = match sound.loop_tile().filter(|_| tiled) {
+            Some(tile) => &tile.samples,
+            None => &sound.samples,
+        };
         let ok = kernel::mix(
             isa,
             sound.channels,
-            &sound.samples,
+            data,
             self.pos,
             self.step,
             l,
@@ -255,7 +292,8 @@ impl Voice {
         self.advance_ramp(n as u32, d);
     }
 
-    /// Renders one frame across the loop point (last frame to first).
+    /// Renders the one frame that interpolates from a loop's last frame to
+    /// its first (the position's frame must be the sound's last).
     fn render_loop_seam(&mut self, l: &mut f32, r: &mut f32) {
         let ch = self.sound.channels;
         let data = &self.sound.samples;

@@ -38,6 +38,8 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
         tone(440.0, 4_410, 44_100, 1),
         tone(300.0, 24_000, 48_000, 2),
         tone(900.0, 800, 22_050, 1),
+        // A loop of a few frames, read from its loop tile when looping.
+        tone(2_000.0, 64, 48_000, 2),
     ];
     let mut handles = Vec::new();
     let mut buf = vec![0.0f32; 2 * 1024];
@@ -52,8 +54,8 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
             let short_lived = tone(200.0 + i as f32, 3_000, 32_000, 1);
             engine.play(&short_lived, PlayParams::default()).unwrap();
             sounds.push(short_lived);
-            if sounds.len() > 6 {
-                sounds.remove(3);
+            if sounds.len() > 7 {
+                sounds.remove(4);
             }
         }
         let bursts = if i % 50 == 0 { 80 } else { 1 + i % 4 };

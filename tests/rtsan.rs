@@ -35,6 +35,10 @@ fn offline_engine_churn_in_realtime_context() {
             let s: Sound = if i % 10 == 0 {
                 // Only this binding holds it: dropped right after play.
                 sine(300.0 + i as f32, 0.05, 22_050, 0.4)
+            } else if i % 10 == 5 {
+                // A stereo loop of a few frames (read from its loop tile).
+                let frames: Vec<f32> = (0..64).map(|k| (k % 7) as f32 * 0.05).collect();
+                Sound::from_samples(2, 48_000, frames).unwrap()
             } else {
                 sine(440.0, 0.2, 44_100, 0.4)
             };

@@ -139,9 +139,12 @@ pub type CallbackHook = fn(CallbackPhase);
 /// An engine playing live on an output device: the game side ([`Engine`],
 /// through `Deref`) plus the running stream.
 ///
-/// Not `Send` (cpal streams are not): keep it on the game's main thread and
-/// hand [`crate::Controller`]s to other threads. Dropping it stops the
-/// stream; see the [module docs](self) for where the audio side is freed.
+/// `Send` and `Sync` wherever cpal's output stream is (on Linux it is; on
+/// some platforms, such as macOS, it is not), so on Linux it may be made on
+/// one thread and moved to the one that owns it. Portable code keeps it on
+/// one thread and gives other threads [`crate::Controller`]s. Dropping it stops the stream;
+/// see the [module docs](self) for where the audio side is freed. Every play
+/// still in flight then ends with [`crate::Event::Ended`] for the game side.
 ///
 /// ```no_run
 /// use voicepool::{AudioEngine, EngineSettings, Event, PlayParams, Sound};
