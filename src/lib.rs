@@ -60,9 +60,13 @@
 //! loading (see [`Sound::from_wav_file`]). The game side never blocks: a full
 //! command queue is [`PlayError::QueueFull`], counted in
 //! [`Stats::dropped_commands`]. The audio side never drops an event, so every
-//! accepted `play` ends in exactly one terminal event; only a game that does
-//! not read its events loses the oldest ones beyond
-//! `EngineSettings::event_capacity`, counted in [`Stats::lost_events`].
+//! accepted `play` ends in exactly one terminal event, also when the audio
+//! side goes away (a dropped [`Mixer`]: every play still in flight then ends
+//! with [`Event::Ended`]); only a game that does not read its events loses
+//! the oldest ones beyond `EngineSettings::event_capacity`, counted in
+//! [`Stats::lost_events`]. A handle is only ever valid on the engine that
+//! issued it: on another engine it is stale (never playing, commands with it
+//! do nothing).
 
 #![warn(missing_docs)]
 

@@ -242,6 +242,8 @@ impl Sound {
     /// | data ends before the length its header gives (even mid-sample) | [`SoundError::Truncated`] |
     /// | 64-bit float, A-law, µ-law, ADPCM or other compressed data, more than 2 channels | [`SoundError::Unsupported`], naming the format |
     /// | a data chunk with zero frames | [`SoundError::Empty`] |
+    /// | a header announcing more than [`MAX_FRAMES`] frames | [`SoundError::TooLong`], from the header alone (nothing is read or reserved) |
+    /// | more than [`MAX_CHUNKS_BEFORE_DATA`] chunks before `data` | [`SoundError::NotWav`], naming the limit |
     /// | a rate outside [`SAMPLE_RATE_RANGE`] | [`SoundError::BadSampleRate`] |
     /// | a NaN or infinite float sample | [`SoundError::NonFiniteSample`] |
     ///
@@ -404,6 +406,14 @@ impl Sound {
                     return Self::decode_samples(wav, Some(fmt), path, name);
                 }
             }
+        } else if walk.too_many_chunks {
+            return Err(SoundError::NotWav {
+                path: path.to_path_buf(),
+                reason: format!(
+                    "more than {MAX_CHUNKS_BEFORE_DATA} chunks before the data chunk \
+                     (a limit against hostile files)"
+                ),
+            });
         }
         Err(header_error(first_error, path))
     }
@@ -434,6 +444,14 @@ impl Sound {
             });
         }
         let expected_frames = u64::from(wav.duration());
+        // Refused from the header, before a sample is read or a byte
+        // reserved: a header may claim far more than the file holds.
+        if expected_frames > MAX_FRAMES as u64 {
+            return Err(SoundError::TooLong {
+                path: path.to_path_buf(),
+                frames: expected_frames,
+            });
+        }
         let claimed = wav.len() as usize;
         let mut samples = Vec::with_capacity(claimed.min(MAX_UP_FRONT_SAMPLES));
         let truncated = |got: usize| SoundError::Truncated {
@@ -589,6 +607,10 @@ impl Sound {
         let window_frames =
             ((sample_rate as f64 * ENVELOPE_WINDOW_SECONDS).round() as usize).max(1);
         let envelope = envelope(&samples, channels, window_frames);
+        // Exactly the guard frames more: the default growth would double the
+        // allocation (a 1 GB sound would need 2 GB for a moment), and with
+        // the capacity exact, `into_boxed_slice` does not reallocate.
+        samples.reserve_exact(channels * GUARD_FRAMES);
         samples.extend(std::iter::repeat_n(0.0, channels * GUARD_FRAMES));
         Ok(Sound {
             name: name.into(),
@@ -646,8 +668,11 @@ const WAVE_FORMAT_EXTENSIBLE: u16 = 0xFFFE;
 const KSDATAFORMAT_GUID_TAIL: [u8; 12] = [
     0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71,
 ];
-/// Chunks looked at before giving up on finding `fmt `.
-const MAX_SNIFF_CHUNKS: usize = 64;
+/// Chunks walked before `data` at the most. Real files carry a handful (a
+/// few dozen with heavy metadata); a file with more is refused with a
+/// [`SoundError::NotWav`] that names this limit, so that a hostile file of
+/// millions of tiny chunks cannot keep the loader walking.
+pub const MAX_CHUNKS_BEFORE_DATA: usize = 1 << 20;
 
 impl FmtInfo {
     /// Why this format is not played, or `None` if hound should read it.
@@ -755,10 +780,12 @@ struct Walk {
     fmt: Option<(FmtInfo, [u8; 40])>,
     /// The `data` chunk: its declared length and where its bytes start.
     data: Option<(u32, u64)>,
+    /// The walk stopped at [`MAX_CHUNKS_BEFORE_DATA`] without reaching `data`.
+    too_many_chunks: bool,
 }
 
 /// Walks the RIFF chunks up to `data`, seeking over the others (nothing is
-/// allocated), looking at no more than [`MAX_SNIFF_CHUNKS`]. With `padded`,
+/// allocated), looking at no more than [`MAX_CHUNKS_BEFORE_DATA`]. With `padded`,
 /// odd-sized chunks are followed by a pad byte, as RIFF says; without, as
 /// hound reads them. Stops quietly at anything it cannot make sense of.
 fn walk_chunks<R: Read + Seek>(r: &mut R, padded: bool) -> Walk {
@@ -767,7 +794,7 @@ fn walk_chunks<R: Read + Seek>(r: &mut R, padded: bool) -> Walk {
     if r.read_exact(&mut head).is_err() || &head[0..4] != b"RIFF" || &head[8..12] != b"WAVE" {
         return walk;
     }
-    for _ in 0..MAX_SNIFF_CHUNKS {
+    for _ in 0..MAX_CHUNKS_BEFORE_DATA {
         let mut chunk = [0u8; 8];
         if r.read_exact(&mut chunk).is_err() {
             return walk;
@@ -801,6 +828,7 @@ fn walk_chunks<R: Read + Seek>(r: &mut R, padded: bool) -> Walk {
             return walk;
         }
     }
+    walk.too_many_chunks = true;
     walk
 }
 
