@@ -6,12 +6,13 @@
 use std::f32::consts::TAU;
 use std::sync::Arc;
 
+use crate::command::ValidParams;
 use crate::command::VoiceHandle;
 use crate::engine::Engine;
 use crate::kernel::Isa;
 use crate::mixer::Mixer;
 use crate::output::offline::OfflineEngine;
-use crate::params::{PlayParams, ValidParams};
+use crate::params::PlayParams;
 use crate::pool::{FreeList, VoicePool};
 use crate::settings::EngineSettings;
 use crate::sound::{Sound, SoundData};

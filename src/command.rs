@@ -7,7 +7,6 @@
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use std::sync::Arc;
 
-use crate::params::ValidParams;
 use crate::sound::SoundData;
 
 /// Names one `play` call. `Copy + Eq + Hash`; unique per play for the life of
@@ -55,6 +54,18 @@ impl EngineId {
         static NEXT: AtomicU32 = AtomicU32::new(1);
         EngineId(NEXT.fetch_add(1, Relaxed))
     }
+}
+
+/// Parameters that passed validation: every float finite and in range.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ValidParams {
+    pub(crate) volume: f32,
+    pub(crate) pan: f32,
+    pub(crate) pitch: f32,
+    pub(crate) fade_in: f32,
+    pub(crate) looping: bool,
+    pub(crate) priority: u8,
+    pub(crate) protected: bool,
 }
 
 /// A request from the game side to the mixer.

@@ -18,68 +18,12 @@ use ringbuf::traits::{Consumer, Observer, Split};
 use ringbuf::{HeapCons, HeapProd, HeapRb};
 
 use crate::command::{Command, EngineId, Event, TimedEvent, VoiceHandle};
+pub use crate::error::{EngineError, PlayError};
 use crate::mixer::Mixer;
 use crate::params::{valid_pan, valid_pitch, valid_volume, PlayParams};
 use crate::settings::EngineSettings;
 use crate::sound::{Sound, SoundData};
 use crate::stats::{Counters, SlotView, Stats};
-
-/// Why a play, stop or set_* call did nothing.
-#[derive(Clone, Copy, Debug, PartialEq)]
-#[non_exhaustive]
-pub enum PlayError {
-    /// The command queue is full: the audio thread has not caught up. Nothing
-    /// was sent; try again next frame. Counted in [`Stats::dropped_commands`].
-    QueueFull,
-    /// A parameter was NaN or infinite (finite out-of-range values are
-    /// clamped instead; see [`crate::params`]).
-    InvalidParameter {
-        /// Which parameter.
-        name: &'static str,
-        /// The value given.
-        value: f32,
-    },
-    /// The audio side is gone (its mixer was dropped).
-    EngineStopped,
-}
-
-impl fmt::Display for PlayError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PlayError::QueueFull => write!(f, "command queue is full (the audio thread is behind)"),
-            PlayError::InvalidParameter { name, value } => {
-                write!(f, "invalid {name}: {value} (must be finite)")
-            }
-            PlayError::EngineStopped => write!(f, "the engine's audio side has stopped"),
-        }
-    }
-}
-
-impl std::error::Error for PlayError {}
-
-/// Why an engine could not be made or started.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum EngineError {
-    /// A field of [`EngineSettings`] is out of range; the text says which.
-    InvalidSettings(String),
-    /// There is no output device (or none by the name asked for).
-    NoDevice(String),
-    /// The output device refused: the text says what was tried and why.
-    Device(String),
-}
-
-impl fmt::Display for EngineError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            EngineError::InvalidSettings(r) => write!(f, "invalid engine settings: {r}"),
-            EngineError::NoDevice(r) => write!(f, "no usable audio output device: {r}"),
-            EngineError::Device(r) => write!(f, "audio output device error: {r}"),
-        }
-    }
-}
-
-impl std::error::Error for EngineError {}
 
 /// Game-side state shared by the engine and its controllers.
 struct Shared {

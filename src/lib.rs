@@ -74,6 +74,7 @@
 pub mod bench_support;
 pub mod command;
 pub mod engine;
+pub mod error;
 mod kernel;
 mod loop_tile;
 pub mod mixer;
@@ -90,13 +91,14 @@ mod voice;
 pub mod rtsan_selftest;
 
 pub use command::{Event, StreamErrorKind, TimedEvent, VoiceHandle};
-pub use engine::{Controller, Engine, EngineError, PlayError};
+pub use engine::{Controller, Engine};
+pub use error::{EngineError, PlayError, RenderError, SoundError};
 pub use mixer::Mixer;
 pub use output::cpal::{AudioEngine, StreamInfo};
-pub use output::offline::{OfflineEngine, RenderError};
+pub use output::offline::OfflineEngine;
 pub use params::PlayParams;
 pub use settings::{EngineSettings, StealPolicy};
-pub use sound::{Sound, SoundError};
+pub use sound::Sound;
 pub use stats::{SlotView, Stats};
 
 /// The README's code examples, compiled and run as doc tests.

@@ -55,9 +55,9 @@ use crossbeam_channel::Receiver;
 use ringbuf::traits::{Observer, Producer};
 use ringbuf::HeapProd;
 
+use crate::command::ValidParams;
 use crate::command::{Command, EngineId, Event, TimedEvent, VoiceHandle};
 use crate::kernel::Isa;
-use crate::params::ValidParams;
 use crate::pool::{Victim, VoicePool};
 use crate::settings::{EngineSettings, StealPolicy};
 use crate::sound::SoundData;

@@ -24,7 +24,8 @@
 //! [`Controller::set_pan`]: crate::Controller::set_pan
 //! [`Controller::set_pitch`]: crate::Controller::set_pitch
 
-use crate::engine::PlayError;
+use crate::command::ValidParams;
+use crate::error::PlayError;
 
 /// Loudest volume accepted (linear gain, +12 dB).
 pub const MAX_VOLUME: f32 = 4.0;
@@ -135,18 +136,6 @@ impl PlayParams {
             protected: self.protected,
         })
     }
-}
-
-/// Parameters that passed validation: every float finite and in range.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct ValidParams {
-    pub(crate) volume: f32,
-    pub(crate) pan: f32,
-    pub(crate) pitch: f32,
-    pub(crate) fade_in: f32,
-    pub(crate) looping: bool,
-    pub(crate) priority: u8,
-    pub(crate) protected: bool,
 }
 
 fn finite(name: &'static str, value: f32) -> Result<f32, PlayError> {

@@ -17,7 +17,7 @@
 
 use std::time::Duration;
 
-use crate::engine::EngineError;
+use crate::error::EngineError;
 
 /// What to do with a new sound when every voice is busy.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -9,9 +9,10 @@
 use std::fmt;
 use std::fs::File;
 use std::io::{self, BufReader, Read, Seek};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
+pub use crate::error::{SoundError, MAX_FRAMES, SAMPLE_RATE_RANGE};
 use crate::loop_tile::LoopTile;
 
 /// Length of one loudness-envelope window, in seconds (5 ms).
@@ -28,10 +29,6 @@ pub const MAX_SAMPLE_MAGNITUDE: f32 = 4.0;
 const DENORMAL_FLOOR: f32 = 1.0e-15;
 /// Zero frames stored after a sound's data (see [`SoundData::samples`]).
 pub(crate) const GUARD_FRAMES: usize = 16;
-/// The longest sound accepted, in frames (2^31, about 12 hours at 48 kHz).
-pub const MAX_FRAMES: usize = 1 << 31;
-/// The sample rates accepted, in Hz.
-pub const SAMPLE_RATE_RANGE: std::ops::RangeInclusive<u32> = 1_000..=768_000;
 /// No more than this many samples are reserved up front when a WAV header
 /// announces its length; a header that lies about its size cannot make the
 /// loader allocate more than the data actually read.
@@ -84,142 +81,6 @@ impl fmt::Debug for Sound {
             .field("sample_rate", &self.data.sample_rate)
             .field("frames", &self.data.frames)
             .finish()
-    }
-}
-
-/// Why a sound could not be made. Every variant that comes from a file names it.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum SoundError {
-    /// The file could not be opened or read (missing, a directory, no permission).
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// What the operating system said.
-        source: io::Error,
-    },
-    /// The data is not a WAV file, or its header is malformed.
-    NotWav {
-        /// The file (or `<bytes>` for in-memory data).
-        path: PathBuf,
-        /// What is wrong with it.
-        reason: String,
-    },
-    /// The file ends before the data its header announces.
-    Truncated {
-        /// The file.
-        path: PathBuf,
-        /// Frames the header announces.
-        expected_frames: u64,
-        /// Whole frames actually present.
-        read_frames: u64,
-    },
-    /// A well-formed file in a format voicepool does not play (compressed
-    /// data, more than two channels, 64-bit samples, ...).
-    Unsupported {
-        /// The file, or `<samples>` for [`Sound::from_samples`].
-        path: PathBuf,
-        /// What is not supported.
-        reason: String,
-    },
-    /// The sample rate is zero or outside [`SAMPLE_RATE_RANGE`].
-    BadSampleRate {
-        /// The file, or `<samples>`.
-        path: PathBuf,
-        /// The rate found.
-        sample_rate: u32,
-    },
-    /// There is no audio in it (zero frames).
-    Empty {
-        /// The file, or `<samples>`.
-        path: PathBuf,
-    },
-    /// A sample is NaN or infinite.
-    NonFiniteSample {
-        /// The file, or `<samples>`.
-        path: PathBuf,
-        /// Index of the first bad sample (interleaved).
-        index: usize,
-    },
-    /// The sample count is not a whole number of frames.
-    PartialFrame {
-        /// The file, or `<samples>`.
-        path: PathBuf,
-        /// Samples given.
-        samples: usize,
-        /// Channels per frame.
-        channels: usize,
-    },
-    /// Longer than [`MAX_FRAMES`].
-    TooLong {
-        /// The file, or `<samples>`.
-        path: PathBuf,
-        /// Frames in it.
-        frames: u64,
-    },
-}
-
-impl SoundError {
-    /// The file (or `<samples>` / `<bytes>` placeholder) the error is about.
-    pub fn path(&self) -> &Path {
-        match self {
-            SoundError::Io { path, .. }
-            | SoundError::NotWav { path, .. }
-            | SoundError::Truncated { path, .. }
-            | SoundError::Unsupported { path, .. }
-            | SoundError::BadSampleRate { path, .. }
-            | SoundError::Empty { path }
-            | SoundError::NonFiniteSample { path, .. }
-            | SoundError::PartialFrame { path, .. }
-            | SoundError::TooLong { path, .. } => path,
-        }
-    }
-}
-
-impl fmt::Display for SoundError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let p = self.path().display();
-        match self {
-            SoundError::Io { source, .. } => write!(f, "{p}: cannot read: {source}"),
-            SoundError::NotWav { reason, .. } => write!(f, "{p}: not a valid WAV file: {reason}"),
-            SoundError::Truncated {
-                expected_frames,
-                read_frames,
-                ..
-            } => write!(
-                f,
-                "{p}: truncated: header announces {expected_frames} frames, file holds {read_frames}"
-            ),
-            SoundError::Unsupported { reason, .. } => write!(f, "{p}: unsupported: {reason}"),
-            SoundError::BadSampleRate { sample_rate, .. } => write!(
-                f,
-                "{p}: sample rate {sample_rate} Hz is outside {}..={} Hz",
-                SAMPLE_RATE_RANGE.start(),
-                SAMPLE_RATE_RANGE.end()
-            ),
-            SoundError::Empty { .. } => write!(f, "{p}: contains no audio (zero frames)"),
-            SoundError::NonFiniteSample { index, .. } => {
-                write!(f, "{p}: sample {index} is NaN or infinite")
-            }
-            SoundError::PartialFrame {
-                samples, channels, ..
-            } => write!(
-                f,
-                "{p}: {samples} samples is not a whole number of {channels}-channel frames"
-            ),
-            SoundError::TooLong { frames, .. } => {
-                write!(f, "{p}: {frames} frames is longer than the {MAX_FRAMES} allowed")
-            }
-        }
-    }
-}
-
-impl std::error::Error for SoundError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            SoundError::Io { source, .. } => Some(source),
-            _ => None,
-        }
     }
 }
 

@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use crate::params::ValidParams;
+use crate::command::ValidParams;
 use crate::sound::SoundData;
 
 use crate::kernel::{self, Gain, Isa, FRAC_BITS, FRAC_ONE};

@@ -61,7 +61,8 @@ use ringbuf::traits::Producer;
 use ringbuf::HeapProd;
 
 use crate::command::{Event, StreamErrorKind, TimedEvent};
-use crate::engine::{Engine, EngineError};
+use crate::engine::Engine;
+use crate::error::EngineError;
 use crate::mixer::Mixer;
 use crate::settings::EngineSettings;
 use crate::stats::Counters;

@@ -5,9 +5,11 @@
 use std::fmt;
 use std::io;
 use std::ops::{Deref, DerefMut};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use crate::engine::{Engine, EngineError};
+use crate::engine::Engine;
+use crate::error::EngineError;
+pub use crate::error::RenderError;
 use crate::mixer::Mixer;
 use crate::settings::EngineSettings;
 
@@ -51,55 +53,6 @@ impl fmt::Debug for OfflineEngine {
             .field("sample_rate", &self.mixer.sample_rate())
             .field("frames_rendered", &self.mixer.frames_rendered())
             .finish()
-    }
-}
-
-/// Why [`OfflineEngine::render_to_wav`] failed.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum RenderError {
-    /// `seconds` was negative, NaN or infinite.
-    InvalidDuration(f64),
-    /// `seconds` is more than a WAV file can hold ([`MAX_WAV_FRAMES`]).
-    TooLong {
-        /// The duration asked for.
-        seconds: f64,
-        /// The longest a WAV file at this rate can hold.
-        max_seconds: f64,
-    },
-    /// The file could not be created or written.
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// What went wrong.
-        source: io::Error,
-    },
-}
-
-impl fmt::Display for RenderError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RenderError::InvalidDuration(s) => {
-                write!(f, "cannot render {s} seconds (must be finite and >= 0)")
-            }
-            RenderError::TooLong {
-                seconds,
-                max_seconds,
-            } => write!(
-                f,
-                "cannot render {seconds} seconds to WAV (a WAV file holds at most {max_seconds:.0})"
-            ),
-            RenderError::Io { path, source } => write!(f, "{}: {source}", path.display()),
-        }
-    }
-}
-
-impl std::error::Error for RenderError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            RenderError::Io { source, .. } => Some(source),
-            RenderError::InvalidDuration(_) | RenderError::TooLong { .. } => None,
-        }
     }
 }
 

@@ -1,0 +1,256 @@
+//! The error enums, and the limits they report. A leaf: every layer may
+//! import it, and it imports nothing of the crate.
+//!
+//! Every error is a value the caller can match on; none of them is ever a
+//! panic. Errors about a file name the file.
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// The longest sound accepted, in frames (2^31, about 12 hours at 48 kHz).
+pub const MAX_FRAMES: usize = 1 << 31;
+/// The sample rates accepted, in Hz.
+pub const SAMPLE_RATE_RANGE: std::ops::RangeInclusive<u32> = 1_000..=768_000;
+
+/// Why a play, stop or set_* call did nothing.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum PlayError {
+    /// The command queue is full: the audio thread has not caught up. Nothing
+    /// was sent; try again next frame. Counted in [`Stats::dropped_commands`].
+    QueueFull,
+    /// A parameter was NaN or infinite (finite out-of-range values are
+    /// clamped instead; see [`crate::params`]).
+    InvalidParameter {
+        /// Which parameter.
+        name: &'static str,
+        /// The value given.
+        value: f32,
+    },
+    /// The audio side is gone (its mixer was dropped).
+    EngineStopped,
+}
+
+impl fmt::Display for PlayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlayError::QueueFull => write!(f, "command queue is full (the audio thread is behind)"),
+            PlayError::InvalidParameter { name, value } => {
+                write!(f, "invalid {name}: {value} (must be finite)")
+            }
+            PlayError::EngineStopped => write!(f, "the engine's audio side has stopped"),
+        }
+    }
+}
+
+impl std::error::Error for PlayError {}
+
+/// Why an engine could not be made or started.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum EngineError {
+    /// A field of [`EngineSettings`] is out of range; the text says which.
+    InvalidSettings(String),
+    /// There is no output device (or none by the name asked for).
+    NoDevice(String),
+    /// The output device refused: the text says what was tried and why.
+    Device(String),
+}
+
+impl fmt::Display for EngineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EngineError::InvalidSettings(r) => write!(f, "invalid engine settings: {r}"),
+            EngineError::NoDevice(r) => write!(f, "no usable audio output device: {r}"),
+            EngineError::Device(r) => write!(f, "audio output device error: {r}"),
+        }
+    }
+}
+
+impl std::error::Error for EngineError {}
+
+/// Why a sound could not be made. Every variant that comes from a file names it.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum SoundError {
+    /// The file could not be opened or read (missing, a directory, no permission).
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the operating system said.
+        source: io::Error,
+    },
+    /// The data is not a WAV file, or its header is malformed.
+    NotWav {
+        /// The file (or `<bytes>` for in-memory data).
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The file ends before the data its header announces.
+    Truncated {
+        /// The file.
+        path: PathBuf,
+        /// Frames the header announces.
+        expected_frames: u64,
+        /// Whole frames actually present.
+        read_frames: u64,
+    },
+    /// A well-formed file in a format voicepool does not play (compressed
+    /// data, more than two channels, 64-bit samples, ...).
+    Unsupported {
+        /// The file, or `<samples>` for [`crate::Sound::from_samples`].
+        path: PathBuf,
+        /// What is not supported.
+        reason: String,
+    },
+    /// The sample rate is zero or outside [`SAMPLE_RATE_RANGE`].
+    BadSampleRate {
+        /// The file, or `<samples>`.
+        path: PathBuf,
+        /// The rate found.
+        sample_rate: u32,
+    },
+    /// There is no audio in it (zero frames).
+    Empty {
+        /// The file, or `<samples>`.
+        path: PathBuf,
+    },
+    /// A sample is NaN or infinite.
+    NonFiniteSample {
+        /// The file, or `<samples>`.
+        path: PathBuf,
+        /// Index of the first bad sample (interleaved).
+        index: usize,
+    },
+    /// The sample count is not a whole number of frames.
+    PartialFrame {
+        /// The file, or `<samples>`.
+        path: PathBuf,
+        /// Samples given.
+        samples: usize,
+        /// Channels per frame.
+        channels: usize,
+    },
+    /// Longer than [`MAX_FRAMES`].
+    TooLong {
+        /// The file, or `<samples>`.
+        path: PathBuf,
+        /// Frames in it.
+        frames: u64,
+    },
+}
+
+impl SoundError {
+    /// The file (or `<samples>` / `<bytes>` placeholder) the error is about.
+    pub fn path(&self) -> &Path {
+        match self {
+            SoundError::Io { path, .. }
+            | SoundError::NotWav { path, .. }
+            | SoundError::Truncated { path, .. }
+            | SoundError::Unsupported { path, .. }
+            | SoundError::BadSampleRate { path, .. }
+            | SoundError::Empty { path }
+            | SoundError::NonFiniteSample { path, .. }
+            | SoundError::PartialFrame { path, .. }
+            | SoundError::TooLong { path, .. } => path,
+        }
+    }
+}
+
+impl fmt::Display for SoundError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = self.path().display();
+        match self {
+            SoundError::Io { source, .. } => write!(f, "{p}: cannot read: {source}"),
+            SoundError::NotWav { reason, .. } => write!(f, "{p}: not a valid WAV file: {reason}"),
+            SoundError::Truncated {
+                expected_frames,
+                read_frames,
+                ..
+            } => write!(
+                f,
+                "{p}: truncated: header announces {expected_frames} frames, file holds {read_frames}"
+            ),
+            SoundError::Unsupported { reason, .. } => write!(f, "{p}: unsupported: {reason}"),
+            SoundError::BadSampleRate { sample_rate, .. } => write!(
+                f,
+                "{p}: sample rate {sample_rate} Hz is outside {}..={} Hz",
+                SAMPLE_RATE_RANGE.start(),
+                SAMPLE_RATE_RANGE.end()
+            ),
+            SoundError::Empty { .. } => write!(f, "{p}: contains no audio (zero frames)"),
+            SoundError::NonFiniteSample { index, .. } => {
+                write!(f, "{p}: sample {index} is NaN or infinite")
+            }
+            SoundError::PartialFrame {
+                samples, channels, ..
+            } => write!(
+                f,
+                "{p}: {samples} samples is not a whole number of {channels}-channel frames"
+            ),
+            SoundError::TooLong { frames, .. } => {
+                write!(f, "{p}: {frames} frames is longer than the {MAX_FRAMES} allowed")
+            }
+        }
+    }
+}
+
+impl std::error::Error for SoundError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SoundError::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// Why [`crate::OfflineEngine::render_to_wav`] failed.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum RenderError {
+    /// `seconds` was negative, NaN or infinite.
+    InvalidDuration(f64),
+    /// `seconds` is more than a WAV file can hold ([`crate::output::offline::MAX_WAV_FRAMES`]).
+    TooLong {
+        /// The duration asked for.
+        seconds: f64,
+        /// The longest a WAV file at this rate can hold.
+        max_seconds: f64,
+    },
+    /// The file could not be created or written.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        source: io::Error,
+    },
+}
+
+impl fmt::Display for RenderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RenderError::InvalidDuration(s) => {
+                write!(f, "cannot render {s} seconds (must be finite and >= 0)")
+            }
+            RenderError::TooLong {
+                seconds,
+                max_seconds,
+            } => write!(
+                f,
+                "cannot render {seconds} seconds to WAV (a WAV file holds at most {max_seconds:.0})"
+            ),
+            RenderError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for RenderError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RenderError::Io { source, .. } => Some(source),
+            RenderError::InvalidDuration(_) | RenderError::TooLong { .. } => None,
+        }
+    }
+}
