@@ -350,7 +350,7 @@ impl Engine {
     /// Sounds the game side still holds for the audio side (tests and soak
     /// runs: after every voice has ended, the game has dropped its sounds
     /// and events have been drained, this is 0).
-    #[doc(hidden)]
+    #[cfg(feature = "hooks")]
     pub fn sounds_in_flight(&self) -> usize {
         self.controller.lock().in_flight.len()
     }

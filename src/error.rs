@@ -18,7 +18,7 @@ pub const SAMPLE_RATE_RANGE: std::ops::RangeInclusive<u32> = 1_000..=768_000;
 #[non_exhaustive]
 pub enum PlayError {
     /// The command queue is full: the audio thread has not caught up. Nothing
-    /// was sent; try again next frame. Counted in [`Stats::dropped_commands`].
+    /// was sent; try again next frame. Counted in [`crate::Stats::dropped_commands`].
     QueueFull,
     /// A parameter was NaN or infinite (finite out-of-range values are
     /// clamped instead; see [`crate::params`]).
@@ -50,7 +50,7 @@ impl std::error::Error for PlayError {}
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum EngineError {
-    /// A field of [`EngineSettings`] is out of range; the text says which.
+    /// A field of [`crate::EngineSettings`] is out of range; the text says which.
     InvalidSettings(String),
     /// There is no output device (or none by the name asked for).
     NoDevice(String),

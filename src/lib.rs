@@ -70,6 +70,7 @@
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "hooks")]
 #[doc(hidden)]
 pub mod bench_support;
 pub mod command;

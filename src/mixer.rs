@@ -28,7 +28,7 @@
 //! | [`crate::AudioEngine`]'s data callback (it only converts formats and calls `process`) | audio | **yes** |
 //! | [`crate::AudioEngine`]'s error callback | cpal's | it only bumps a counter and `try_push`es an event (cpal itself allocates the error it passes in) |
 //! | [`Mixer::sample_rate`], [`Mixer::frames_rendered`], [`Mixer::memory_bytes`] | any | yes (reads) |
-//! | `Engine::new`, dropping a `Mixer`, [`Mixer::check_invariants`] | game | **no**: they allocate or free |
+//! | `Engine::new`, dropping a `Mixer`, `Mixer::check_invariants` (feature `hooks`) | game | **no**: they allocate or free |
 //! | [`crate::Controller`] `play`, `stop`, `set_*`, `stop_all` | game | **no**, but they never wait for the audio thread: a full queue is `PlayError::QueueFull` at once. They take a mutex that only game threads share, and `play` may allocate (the set of live handles, the list of sounds in flight) |
 //! | [`crate::Engine::stats`] | game | lock-free (relaxed atomic loads) |
 //! | [`crate::Engine::drain_events`], `is_playing`, `slots` | game | **no** (game-side mutex; they allocate what they return) |
@@ -207,7 +207,7 @@ impl Mixer {
 
     /// Uses the portable kernels even where AVX2 is available (for
     /// benchmarks and tests that compare the two; the output is the same).
-    #[doc(hidden)]
+    #[cfg(feature = "hooks")]
     pub fn force_portable_kernels(&mut self) {
         self.isa = Isa::Scalar;
     }
@@ -316,7 +316,7 @@ impl Mixer {
     }
 
     /// Checks the pool's invariants (tests and soak runs; allocates).
-    #[doc(hidden)]
+    #[cfg(feature = "hooks")]
     pub fn check_invariants(&self) -> Result<(), String> {
         self.pool.check_invariants()
     }

@@ -123,6 +123,7 @@ impl<T> FreeList<T> {
 
     /// Checks that the free list and the live slots partition the slots.
     /// (Allocates: tests and soak runs only.)
+    #[cfg(any(test, feature = "hooks"))]
     pub(crate) fn check(&self) -> Result<(), String> {
         let mut seen = vec![false; self.slots.len()];
         let mut free = 0;
@@ -439,6 +440,7 @@ impl VoicePool {
     /// partition the pool, no id is live twice, the id index and the
     /// victim-choice keys agree with the slots, the tails never outgrew their
     /// capacity. For tests and soak runs (allocates; not for the audio thread).
+    #[cfg(any(test, feature = "hooks"))]
     pub(crate) fn check_invariants(&self) -> Result<(), String> {
         self.slots.check()?;
         let live: Vec<(usize, &Voice)> = self
@@ -612,6 +614,7 @@ impl IdIndex {
         self.entries.len() * std::mem::size_of::<Entry>()
     }
 
+    #[cfg(any(test, feature = "hooks"))]
     fn len(&self) -> usize {
         self.len
     }

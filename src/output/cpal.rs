@@ -123,19 +123,27 @@ pub struct StreamInfo {
     pub max_block_frames: usize,
 }
 
-/// Where the data callback is, for a [`CallbackHook`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum CallbackPhase {
-    /// The data callback has just been entered, on the audio thread.
-    Enter,
-    /// The data callback is about to return.
-    Exit,
-}
+#[cfg(feature = "hooks")]
+pub use hook::{CallbackHook, CallbackPhase};
+#[cfg(not(feature = "hooks"))]
+use hook::{CallbackHook, CallbackPhase};
 
-/// A function the data callback calls on entry and exit, on the audio
-/// thread. For instrumenting the audio thread (allocation counters,
-/// profilers, sanitizers); it must itself keep the real-time rules.
-pub type CallbackHook = fn(CallbackPhase);
+/// Instrumentation of the data callback (feature `hooks`: tests only).
+mod hook {
+    /// Where the data callback is, for a [`CallbackHook`].
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum CallbackPhase {
+        /// The data callback has just been entered, on the audio thread.
+        Enter,
+        /// The data callback is about to return.
+        Exit,
+    }
+
+    /// A function the data callback calls on entry and exit, on the audio
+    /// thread. For instrumenting the audio thread (allocation counters,
+    /// profilers, sanitizers); it must itself keep the real-time rules.
+    pub type CallbackHook = fn(CallbackPhase);
+}
 
 /// An engine playing live on an output device: the game side ([`Engine`],
 /// through `Deref`) plus the running stream.
@@ -182,12 +190,20 @@ impl AudioEngine {
     /// none of the name asked for), [`EngineError::Device`] when the device
     /// refuses the stream. Nothing is printed.
     pub fn start(settings: EngineSettings) -> Result<AudioEngine, EngineError> {
-        AudioEngine::start_with_hook(settings, |_| {})
+        AudioEngine::start_hooked(settings, |_| {})
     }
 
     /// As [`AudioEngine::start`], calling `hook` on entry to and exit from
-    /// every data callback, on the audio thread.
+    /// every data callback, on the audio thread (feature `hooks`: tests).
+    #[cfg(feature = "hooks")]
     pub fn start_with_hook(
+        settings: EngineSettings,
+        hook: CallbackHook,
+    ) -> Result<AudioEngine, EngineError> {
+        AudioEngine::start_hooked(settings, hook)
+    }
+
+    fn start_hooked(
         settings: EngineSettings,
         hook: CallbackHook,
     ) -> Result<AudioEngine, EngineError> {

@@ -146,14 +146,14 @@ impl OfflineEngine {
     }
 
     /// The mixer this engine drives (for benchmarks and tests).
-    #[doc(hidden)]
+    #[cfg(feature = "hooks")]
     pub fn mixer_mut(&mut self) -> &mut Mixer {
         &mut self.mixer
     }
 
     /// Checks the pool's invariants (free list + live voices = pool size,
     /// no voice in two slots). For tests and soak runs.
-    #[doc(hidden)]
+    #[cfg(feature = "hooks")]
     pub fn check_invariants(&self) -> Result<(), String> {
         self.mixer.check_invariants()
     }
