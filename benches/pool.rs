@@ -242,7 +242,7 @@ fn acquire_release(c: &mut Criterion) {
     let acquires = ops.iter().filter(|o| matches!(o, Op::Acquire)).count();
     let sounds = sine_sounds(48_000);
     let mut fresh: Vec<BenchVoice> = (0..acquires as u64)
-        .map(|i| BenchVoice::new(&sounds[i as usize % sounds.len()], i + 1))
+        .map(|i| BenchVoice::new(&sounds[i as usize % sounds.len()]))
         .collect();
     let mut g = c.benchmark_group("acquire_release");
     g.throughput(Throughput::Elements(OPS as u64));

@@ -9,14 +9,15 @@ use std::sync::Arc;
 use crate::command::ValidParams;
 use crate::command::VoiceHandle;
 use crate::engine::Engine;
-use crate::kernel::Isa;
 use crate::mixer::Mixer;
 use crate::output::offline::OfflineEngine;
 use crate::params::PlayParams;
-use crate::pool::{FreeList, VoicePool};
+use crate::render::voice::Voice;
 use crate::settings::EngineSettings;
+use crate::simd::Isa;
 use crate::sound::{Sound, SoundData};
-use crate::voice::Voice;
+use crate::voices::free_list::{FreeList, Slot};
+use crate::voices::{Identity, VoicePool};
 
 /// Output frames per block in the benchmark workloads (10 ms at 48 kHz).
 pub const BLOCK: usize = 480;
@@ -100,21 +101,17 @@ impl Workload {
     }
 }
 
-/// A voice as the pool stores it, for the pool-versus-heap experiment.
+/// A voice as the pool stores it (one 64-byte cache line), for the
+/// pool-versus-heap experiment.
 pub struct BenchVoice(Voice);
 
 impl BenchVoice {
     /// A voice playing `sound` with default parameters at 48 kHz.
-    pub fn new(sound: &Sound, id: u64) -> BenchVoice {
+    pub fn new(sound: &Sound) -> BenchVoice {
         let params = PlayParams::default()
             .validate()
             .expect("defaults are valid");
-        BenchVoice(Voice::new(Arc::clone(&sound.data), id, &params, 48_000, 0))
-    }
-
-    /// The voice's id.
-    pub fn id(&self) -> u64 {
-        self.0.id
+        BenchVoice(Voice::new(Arc::clone(&sound.data), &params, 48_000, 0))
     }
 }
 
@@ -144,30 +141,45 @@ impl BenchFreeList {
     }
 }
 
-/// The engine's voice pool: the free list plus what the mixer keeps per
-/// slot (id index, victim-choice keys), as `play` and voice ends use it.
-pub struct BenchPool(VoicePool);
+/// The engine's voice pool: the free list plus what the voice manager
+/// keeps per slot (identity, level, id index, victim-choice keys), as
+/// `play` and voice ends use it.
+pub struct BenchPool {
+    pool: VoicePool<Voice>,
+    next_id: u64,
+}
 
 impl BenchPool {
     /// A pool of `voices` free slots.
     pub fn new(voices: usize) -> BenchPool {
-        BenchPool(VoicePool::new(voices))
+        BenchPool {
+            pool: VoicePool::new(voices),
+            next_id: 0,
+        }
     }
 
-    /// Takes a free slot for `voice` (O(1)); gives the voice back if full.
+    /// Takes a free slot for `voice` (O(1)) under a new id, as `play`
+    /// does; gives the voice back if full.
     pub fn acquire(&mut self, voice: BenchVoice) -> Result<usize, BenchVoice> {
-        let id = voice.0.id;
-        self.0.acquire(voice.0, id, 0).map_err(BenchVoice)
+        self.next_id += 1;
+        let who = Identity {
+            id: self.next_id,
+            priority: 128,
+            protected: false,
+        };
+        self.pool
+            .acquire(who, voice.0, 1.0, self.next_id, 0)
+            .map_err(BenchVoice)
     }
 
     /// Frees slot `slot` (O(1)), returning its voice.
     pub fn release(&mut self, slot: usize) -> Option<BenchVoice> {
-        self.0.release(slot).map(BenchVoice)
+        self.pool.release(slot).map(|(_, v)| BenchVoice(v))
     }
 
     /// Checks the pool's invariants.
     pub fn check_invariants(&self) -> Result<(), String> {
-        self.0.check_invariants()
+        self.pool.check_invariants()
     }
 }
 
@@ -209,5 +221,5 @@ pub fn simd_kernels_available() -> bool {
 
 /// `size_of` a pool slot, in bytes.
 pub fn slot_bytes() -> usize {
-    std::mem::size_of::<crate::pool::Slot<Voice>>()
+    std::mem::size_of::<Slot<Voice>>()
 }

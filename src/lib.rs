@@ -76,16 +76,15 @@ pub mod bench_support;
 pub mod command;
 pub mod engine;
 pub mod error;
-mod kernel;
-mod loop_tile;
 pub mod mixer;
 pub mod output;
 pub mod params;
-mod pool;
+mod render;
 pub mod settings;
+mod simd;
 pub mod sound;
 pub mod stats;
-mod voice;
+mod voices;
 
 #[cfg(feature = "rtsan-selftest")]
 #[doc(hidden)]

@@ -57,15 +57,18 @@ use ringbuf::HeapProd;
 
 use crate::command::ValidParams;
 use crate::command::{Command, EngineId, Event, TimedEvent, VoiceHandle};
-use crate::kernel::Isa;
-use crate::pool::{Victim, VoicePool};
+use crate::render::limiter::interleave_limited;
+use crate::render::tails::Tails;
+use crate::render::voice::Voice;
 use crate::settings::{EngineSettings, StealPolicy};
+use crate::simd::Isa;
 use crate::sound::SoundData;
 use crate::stats::Counters;
-use crate::voice::Voice;
+use crate::voices::audibility::{Audibility, Playback};
+use crate::voices::victim::Victim;
+use crate::voices::{Identity, VoicePool};
 
-/// Where the output limiter starts bending the signal (about -0.9 dB).
-pub const LIMITER_THRESHOLD: f32 = 0.9;
+pub use crate::render::limiter::LIMITER_THRESHOLD;
 
 /// The audio-thread half of an engine. Made by [`crate::Engine::new`];
 /// [`crate::OfflineEngine`] and [`crate::AudioEngine`] drive it for you, or
@@ -75,9 +78,13 @@ pub struct Mixer {
     commands: Receiver<Command>,
     events: HeapProd<TimedEvent>,
     counters: Arc<Counters>,
-    /// Boxed: the pool's bookkeeping would otherwise make the mixer (and
-    /// every engine holding one) a few hundred bytes wide.
-    pool: Box<VoicePool>,
+    /// Who plays (boxed: its bookkeeping would otherwise make the mixer,
+    /// and every engine holding one, a few hundred bytes wide).
+    pool: Box<VoicePool<Voice>>,
+    /// Stolen voices fading out.
+    tails: Tails,
+    /// What a voice is worth hearing, at this output rate.
+    audibility: Audibility,
     policy: StealPolicy,
     out_rate: u32,
     max_commands: usize,
@@ -97,6 +104,14 @@ pub struct Mixer {
 /// Frames per channel of the mix bus; longer blocks render in pieces.
 const BUS_FRAMES: usize = 1024;
 
+/// Every live voice's audibility is recomputed at least once per this many
+/// output frames (about 21 ms at 48 kHz), spread evenly over blocks. It is
+/// also recomputed whenever a command changes the voice (play, volume, pan,
+/// pitch, stop). The estimate looks 100 ms to 1 s ahead, so one this old is
+/// still a forecast of the present; refreshing every block would cost as
+/// much as mixing.
+const LEVEL_REFRESH_FRAMES: usize = 1024;
+
 impl Mixer {
     pub(crate) fn new(
         settings: &EngineSettings,
@@ -113,6 +128,8 @@ impl Mixer {
             events,
             counters,
             pool: Box::new(VoicePool::new(settings.voices)),
+            tails: Tails::new(settings.voices),
+            audibility: Audibility::new(out_rate),
             policy: settings.steal_policy,
             out_rate,
             max_commands: settings.command_capacity,
@@ -161,6 +178,7 @@ impl Mixer {
         let Mixer {
             engine,
             pool,
+            tails,
             events,
             counters,
             bus_l,
@@ -179,16 +197,21 @@ impl Mixer {
             let (l, r) = (&mut bus_l[..n], &mut bus_r[..n]);
             l.fill(0.0);
             r.fill(0.0);
-            pool.render(l, r, *isa, |id, sounded| {
-                Counters::bump(&counters.ended);
-                // The frame after the voice's last sample.
-                let at = chunk_start + sounded as u64;
-                let voice = VoiceHandle::new(*engine, id);
-                push_event(events, counters, at, Event::Ended { voice });
-            });
+            pool.run(
+                |v| v.render(l, r, *isa),
+                |id, sounded| {
+                    Counters::bump(&counters.ended);
+                    // The frame after the voice's last sample.
+                    let at = chunk_start + sounded as u64;
+                    let voice = VoiceHandle::new(*engine, id);
+                    push_event(events, counters, at, Event::Ended { voice });
+                },
+            );
+            tails.render(l, r, *isa);
             interleave_limited(l, r, *master_gain, chunk, *isa);
             chunk_start += n as u64;
         }
+        self.refresh_levels(frames);
         self.frame = end_frame;
         self.publish();
     }
@@ -199,8 +222,9 @@ impl Mixer {
     /// with, and owned by, the game side; the command and event queues are
     /// counted by [`crate::Engine::memory_bytes`].)
     pub fn memory_bytes(&self) -> usize {
-        std::mem::size_of::<VoicePool>()
+        std::mem::size_of::<VoicePool<Voice>>()
             + self.pool.memory_bytes()
+            + self.tails.memory_bytes()
             + (self.bus_l.len() + self.bus_r.len()) * std::mem::size_of::<f32>()
             + self.counters.memory_bytes()
     }
@@ -212,12 +236,22 @@ impl Mixer {
         self.isa = Isa::Scalar;
     }
 
+    /// Recomputes the audibility of as many voices as keep every one
+    /// within [`LEVEL_REFRESH_FRAMES`] of its last estimate, after `frames`
+    /// more frames.
+    fn refresh_levels(&mut self, frames: usize) {
+        let count = (self.pool.len() * frames).div_ceil(LEVEL_REFRESH_FRAMES);
+        let audibility = self.audibility;
+        self.pool
+            .refresh_levels(count, |v| level_of(&audibility, v));
+    }
+
     fn publish(&mut self) {
         let c = &self.counters;
         c.frames.store(self.frame, Relaxed);
         c.active.store(self.pool.live() as u64, Relaxed);
         self.pool
-            .update_levels(|i, id, power| c.publish_slot(i, id, power.sqrt()));
+            .report(|i, id, power| c.publish_slot(i, id, power.sqrt()));
     }
 
     /// Events one command can report at once (`Stolen` + `Started`).
@@ -240,36 +274,56 @@ impl Mixer {
                 Command::Play { id, sound, params } => self.play(id, sound, &params),
                 Command::Stop { id } => {
                     let fade = self.stop_fade;
-                    self.pool.with_voice(id, |v| v.stop(fade));
+                    self.update(id, |v| v.stop(fade));
                 }
                 Command::SetVolume { id, volume } => {
                     let ramp = self.param_ramp;
-                    self.pool.with_voice(id, |v| v.set_volume(volume, ramp));
+                    self.update(id, |v| v.set_volume(volume, ramp));
                 }
                 Command::SetPan { id, pan } => {
                     let ramp = self.param_ramp;
-                    self.pool.with_voice(id, |v| v.set_pan(pan, ramp));
+                    self.update(id, |v| v.set_pan(pan, ramp));
                 }
                 Command::SetPitch { id, pitch } => {
                     let rate = self.out_rate;
-                    self.pool.with_voice(id, |v| v.set_pitch(pitch, rate));
+                    self.update(id, |v| v.set_pitch(pitch, rate));
                 }
                 Command::StopAll => {
                     // Stolen voices still fading out are stopped too (a
                     // shorter fade wins; see `Voice::stop`).
-                    let fade = self.stop_fade;
-                    self.pool.for_each_sounding(|v| v.stop(fade));
+                    let (fade, audibility) = (self.stop_fade, self.audibility);
+                    self.pool.update_all(|v| {
+                        v.stop(fade);
+                        level_of(&audibility, v)
+                    });
+                    self.tails.for_each(|v| v.stop(fade));
                 }
             }
         }
     }
 
+    /// Applies `f` to live voice `id` (nothing if it is not live) and
+    /// recomputes its audibility.
+    fn update(&mut self, id: u64, f: impl FnOnce(&mut Voice)) {
+        let audibility = self.audibility;
+        self.pool.update(id, |v| {
+            f(v);
+            level_of(&audibility, v)
+        });
+    }
+
     pub(crate) fn play(&mut self, id: u64, sound: Arc<SoundData>, params: &ValidParams) {
         let fade_in = (params.fade_in * self.out_rate as f32).round() as u32;
-        let voice = Voice::new(sound, id, params, self.out_rate, fade_in);
+        let voice = Voice::new(sound, params, self.out_rate, fade_in);
+        let level = level_of(&self.audibility, &voice);
+        let who = Identity {
+            id,
+            priority: params.priority,
+            protected: params.protected,
+        };
         let (order, now) = (self.next_order, self.frame);
         let handle = VoiceHandle::new(self.engine, id);
-        let voice = match self.pool.acquire(voice, order, now) {
+        let voice = match self.pool.acquire(who, voice, level, order, now) {
             Ok(_) => return self.started(handle),
             Err(voice) => voice,
         };
@@ -285,7 +339,7 @@ impl Mixer {
             self.event(Event::Rejected { voice: handle });
             return; // `voice` drops here: only an Arc decrement.
         };
-        if let Some((mut old, old_start)) = self.pool.replace(i, voice, order, now) {
+        if let Some(old) = self.pool.replace(i, who, voice, level, order, now) {
             Counters::bump(&self.counters.steals);
             self.event(Event::Stolen {
                 victim: VoiceHandle::new(self.engine, old.id),
@@ -293,9 +347,10 @@ impl Mixer {
             });
             // A voice that has sounded fades out; one that never rendered a
             // frame (started this block) can be cut silently.
-            if old_start < now && old.peak_gain() > 0.0 {
-                old.stop(self.steal_fade);
-                self.pool.push_tail(old);
+            let mut old_voice = old.voice;
+            if old.start < now && old_voice.peak_gain() > 0.0 {
+                old_voice.stop(self.steal_fade);
+                self.tails.push(old_voice);
             }
         }
         self.started(handle);
@@ -318,7 +373,8 @@ impl Mixer {
     /// Checks the pool's invariants (tests and soak runs; allocates).
     #[cfg(feature = "hooks")]
     pub fn check_invariants(&self) -> Result<(), String> {
-        self.pool.check_invariants()
+        self.pool.check_invariants()?;
+        self.tails.check(self.pool.len())
     }
 }
 
@@ -334,95 +390,26 @@ impl Drop for Mixer {
     }
 }
 
+/// What `voice` is worth hearing, from its sound's loudness and how it
+/// will play: the mixer joins the renderer's voice state to the voice
+/// manager's audibility, which never sees a `Voice`.
+fn level_of(audibility: &Audibility, voice: &Voice) -> f32 {
+    let (gain, target, ramp_left) = voice.gain_path();
+    let sound = voice.sound();
+    let playback = Playback {
+        position: voice.position(),
+        step: voice.step(),
+        looping: voice.looping(),
+        gain,
+        target,
+        ramp_left,
+        channels: sound.channels,
+    };
+    audibility.level(&sound.loudness, &playback)
+}
+
 fn push_event(events: &mut HeapProd<TimedEvent>, counters: &Counters, frame: u64, event: Event) {
     if events.try_push(TimedEvent { frame, event }).is_err() {
         Counters::bump(&counters.lost_events);
-    }
-}
-
-/// Writes `out[2k] = soft_limit(l[k] * gain)`, `out[2k + 1] = soft_limit(r[k] * gain)`.
-fn interleave_limited(l: &[f32], r: &[f32], gain: f32, out: &mut [f32], isa: Isa) {
-    match isa {
-        // SAFETY: `Isa::Avx2` exists only when the CPU has AVX2.
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { interleave_limited_avx2(l, r, gain, out) },
-        _ => interleave_limited_body(l, r, gain, out),
-    }
-}
-
-#[inline(always)]
-fn interleave_limited_body(l: &[f32], r: &[f32], gain: f32, out: &mut [f32]) {
-    for ((o, &a), &b) in out.chunks_exact_mut(2).zip(l).zip(r) {
-        o[0] = soft_limit(a * gain);
-        o[1] = soft_limit(b * gain);
-    }
-}
-
-/// [`interleave_limited_body`] compiled for AVX2 (same results).
-///
-/// # Safety
-/// The CPU must support AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn interleave_limited_avx2(l: &[f32], r: &[f32], gain: f32, out: &mut [f32]) {
-    interleave_limited_body(l, r, gain, out)
-}
-
-/// Output magnitudes below this (about -600 dBFS) are written as 0, so no
-/// denormal number ever reaches the device, whatever `master_gain` is.
-const OUTPUT_FLOOR: f32 = 1.0e-30;
-
-/// Unity gain up to [`LIMITER_THRESHOLD`], then a smooth knee towards 1.0.
-/// Non-finite input becomes 0, and so does anything below [`OUTPUT_FLOOR`].
-/// Branch-free, so that the compiler vectorizes the loop that calls it.
-///
-/// Denormals inside the mix: none are made in the first place, rather than
-/// flushed by the CPU (changing the floating-point control register from
-/// Rust is not something the language allows for). Samples are stored as
-/// exact 0 below 1e-15 at load, volumes below 1e-5 are 0, and every gain a
-/// voice or ramp produces is far above the denormal range, so each voice's
-/// contribution to the bus is 0 or a normal number.
-#[inline(always)]
-fn soft_limit(x: f32) -> f32 {
-    const T: f32 = LIMITER_THRESHOLD;
-    let a = x.abs();
-    // Capped so that u / (1 + u) stays finite for the largest finite input.
-    let u = ((a - T) / (1.0 - T)).min(1.0e30);
-    let bent = T + (1.0 - T) * (u / (1.0 + u));
-    let y = if a <= T { a } else { bent };
-    // NaN and infinity fail `a < INFINITY`.
-    let y = if (OUTPUT_FLOOR..f32::INFINITY).contains(&a) {
-        y
-    } else {
-        0.0
-    };
-    y.copysign(x)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::soft_limit;
-
-    #[test]
-    fn limiter_is_transparent_below_threshold_and_bounded_above() {
-        assert_eq!(soft_limit(0.5), 0.5);
-        assert_eq!(soft_limit(-0.9), -0.9);
-        assert!(soft_limit(1.0) < 1.0 && soft_limit(1.0) > 0.9);
-        assert!(soft_limit(1e30) <= 1.0);
-        assert!(soft_limit(-1e30) >= -1.0);
-        assert_eq!(soft_limit(f32::NAN), 0.0);
-        assert_eq!(soft_limit(f32::INFINITY), 0.0);
-        assert!(soft_limit(f32::MAX) <= 1.0 && soft_limit(f32::MAX) > 0.9);
-        assert!(soft_limit(-f32::MAX) >= -1.0);
-        assert_eq!(soft_limit(1e-40), 0.0);
-        assert_eq!(soft_limit(-1e-31), 0.0);
-        assert_eq!(soft_limit(1e-29), 1e-29);
-        // Monotonic: louder in, louder (or equal) out.
-        let mut last = 0.0;
-        for i in 0..1000 {
-            let y = soft_limit(i as f32 * 0.01);
-            assert!(y >= last);
-            last = y;
-        }
     }
 }

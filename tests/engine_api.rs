@@ -170,7 +170,8 @@ fn slots_show_what_is_playing_and_how_loud() {
         ..Default::default()
     })
     .unwrap();
-    let s = dc(1.0, RATE, 0.5);
+    // A 1 kHz sine at 0.5, long enough to fill every look-ahead horizon.
+    let s = sine(1_000.0, 3.0, RATE, 0.5);
     let h = e.play(&s, PlayParams::default().volume(0.5)).unwrap();
     e.render(480);
     let slots = e.slots();
@@ -178,5 +179,12 @@ fn slots_show_what_is_playing_and_how_loud() {
     let busy: Vec<_> = slots.iter().filter(|v| v.voice.is_some()).collect();
     assert_eq!(busy.len(), 1);
     assert_eq!(busy[0].voice, Some(h));
-    assert!((busy[0].level - 0.25).abs() < 1e-3, "{}", busy[0].level);
+    // Volume 0.5 times the sine's RMS (0.354), K-weighted (+0.691 dB at
+    // 1 kHz); a centred mono voice's two sides sum to its full power.
+    let want = 0.5 * 0.5 / 2f32.sqrt() * 10f32.powf(0.691 / 20.0);
+    assert!(
+        (busy[0].level / want - 1.0).abs() < 0.01,
+        "{} vs {want}",
+        busy[0].level
+    );
 }

@@ -12,7 +12,7 @@
 //! Made on the game side, once per sound, the first time the sound is played
 //! looping (`SoundData::prepare_loop`); the audio side only reads it.
 
-use crate::sound::GUARD_FRAMES;
+use super::GUARD_FRAMES;
 
 /// Sounds shorter than this many frames get a tile when played looping.
 pub(crate) const TILE_BELOW_FRAMES: usize = 4_096;

@@ -1,4 +1,7 @@
-//! [`Voice`]: one playing instance of a sound, rendering itself into a block.
+//! [`Voice`]: how one playing instance of a sound sounds: its position,
+//! pitch, gains and fades, and the rendering of itself into a block. Who it
+//! is (id, priority, protection) is the voice manager's business
+//! ([`crate::voices`]), not kept here.
 //!
 //! Real-time contract: everything here runs on the audio thread. A voice is a
 //! plain value (the only heap reference is an `Arc` of sample data whose last
@@ -11,7 +14,8 @@ use std::sync::Arc;
 use crate::command::ValidParams;
 use crate::sound::SoundData;
 
-use crate::kernel::{self, Gain, Isa, FRAC_BITS, FRAC_ONE};
+use super::kernel::{self, Gain, FRAC_BITS, FRAC_ONE};
+use crate::simd::Isa;
 
 /// Where a voice is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,19 +27,15 @@ pub(crate) enum Phase {
     Stopping,
 }
 
-/// One playing instance. Built whole by [`Voice::new`]: a reused pool slot is
-/// overwritten with a complete new value, never patched field by field.
+/// One playing instance's DSP state. Built whole by [`Voice::new`]: a reused
+/// pool slot is overwritten with a complete new value, never patched field
+/// by field.
 ///
-/// Exactly one 64-byte cache line (aligned to it): rendering a voice, and
-/// acquiring or releasing its slot, touches one line. What only victim
-/// choice needs (start order and start frame) lives beside the pool's slots,
-/// not here.
+/// At most one 64-byte cache line (aligned to it): rendering a voice, and
+/// acquiring or releasing its slot, touches one line.
 #[repr(align(64))]
 pub(crate) struct Voice {
     sound: Arc<SoundData>,
-    /// The game-side handle id; ids are never reused, so they double as the
-    /// slot's generation: a stale handle matches no slot.
-    pub(crate) id: u64,
     /// Source position, 32.32 fixed point, in source frames.
     pos: u64,
     /// Source frames advanced per output frame, 32.32 fixed point.
@@ -47,10 +47,8 @@ pub(crate) struct Voice {
     ramp_left: u32,
     volume: f32,
     pan: f32,
-    pub(crate) priority: u8,
-    pub(crate) protected: bool,
     looping: bool,
-    pub(crate) phase: Phase,
+    phase: Phase,
 }
 
 /// Constant-power gains for (left, right).
@@ -92,7 +90,6 @@ impl Voice {
     /// A new voice at the start of `sound`, with `params` already validated.
     pub(crate) fn new(
         sound: Arc<SoundData>,
-        id: u64,
         params: &ValidParams,
         out_rate: u32,
         fade_in_frames: u32,
@@ -106,15 +103,12 @@ impl Voice {
         Voice {
             step: step_for(sound.sample_rate, out_rate, params.pitch),
             sound,
-            id,
             pos: 0,
             gain,
             target,
             ramp_left,
             volume: params.volume,
             pan: params.pan,
-            priority: params.priority,
-            protected: params.protected,
             looping: params.looping,
             phase: Phase::Playing,
         }
@@ -171,23 +165,31 @@ impl Voice {
         self.phase == Phase::Stopping && self.ramp_left == 0
     }
 
-    /// How loud the voice is right now, squared: gain (volume, pan, fades)
-    /// times the sound's measured level at the current position.
-    pub(crate) fn audible_power(&self) -> f32 {
-        let g = self.gain[0] * self.gain[0] + self.gain[1] * self.gain[1];
-        let g = if self.sound.channels == 2 { g * 0.5 } else { g };
-        g * self.sound.mean_square_at(self.frame_in_sound())
+    /// Source position in frames of the sound (for a loop read from its
+    /// tile, possibly several periods in).
+    pub(crate) fn position(&self) -> f64 {
+        self.pos as f64 / FRAC_ONE as f64
     }
 
-    /// The frame of the sound the voice is at (a looping voice reading a
-    /// [`crate::loop_tile::LoopTile`] may be several periods in).
-    fn frame_in_sound(&self) -> usize {
-        let idx = (self.pos >> FRAC_BITS) as usize;
-        if self.looping {
-            idx % self.sound.frames.max(1)
-        } else {
-            idx
-        }
+    /// Source frames per output frame.
+    pub(crate) fn step(&self) -> f64 {
+        self.step as f64 / FRAC_ONE as f64
+    }
+
+    /// Whether the voice loops.
+    pub(crate) fn looping(&self) -> bool {
+        self.looping
+    }
+
+    /// Per output channel, the gain now and the gain the ramp in progress
+    /// heads for, and the output frames left in that ramp.
+    pub(crate) fn gain_path(&self) -> ([f32; 2], [f32; 2], u32) {
+        (self.gain, self.target, self.ramp_left)
+    }
+
+    /// The sound this voice plays.
+    pub(crate) fn sound(&self) -> &SoundData {
+        &self.sound
     }
 
     /// Largest per-channel gain right now.
@@ -351,10 +353,10 @@ mod tests {
     #[test]
     fn a_pool_slot_fits_in_128_bytes_and_is_one_cache_line() {
         use std::mem::{align_of, size_of};
-        assert!(size_of::<crate::pool::Slot<Voice>>() <= 128);
+        assert!(size_of::<crate::voices::free_list::Slot<Voice>>() <= 128);
         // The layout the render loop and the pool are tuned for.
-        assert_eq!(size_of::<crate::pool::Slot<Voice>>(), 64);
-        assert_eq!(align_of::<crate::pool::Slot<Voice>>(), 64);
+        assert_eq!(size_of::<crate::voices::free_list::Slot<Voice>>(), 64);
+        assert_eq!(align_of::<crate::voices::free_list::Slot<Voice>>(), 64);
     }
 
     #[test]

@@ -19,6 +19,8 @@
 //! renders nothing if not; the loops then index without bounds checks, each
 //! `unsafe` block justified by that one check.
 
+use crate::simd::Isa;
+
 /// Fractional bits of a source position (32.32 fixed point).
 pub(crate) const FRAC_BITS: u32 = 32;
 /// 1.0 in 32.32 fixed point.
@@ -31,30 +33,6 @@ pub(crate) const FRAC_MASK: u64 = FRAC_ONE - 1;
 const MAX_SIMD_STEP: u64 = 1 << 45;
 /// Interpolation uses the top 24 bits of the fraction (all an `f32` holds).
 const FRAC_SCALE: f32 = 1.0 / (1u32 << 24) as f32;
-
-/// The instruction set the kernels use, chosen once when a mixer is made.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Isa {
-    /// Portable code (the compiler may still vectorize it for the baseline
-    /// target, e.g. SSE2 on x86-64).
-    Scalar,
-    /// AVX2 kernels. Only [`Isa::detect`] returns this, and only on a CPU
-    /// that has AVX2: the `unsafe` calls into `#[target_feature]` code rely
-    /// on it.
-    #[cfg(target_arch = "x86_64")]
-    Avx2,
-}
-
-impl Isa {
-    /// The best instruction set this CPU supports.
-    pub(crate) fn detect() -> Isa {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            return Isa::Avx2;
-        }
-        Isa::Scalar
-    }
-}
 
 /// Gain per output channel at a segment's first frame, and its change per
 /// frame (used only by ramp segments).
@@ -141,26 +119,30 @@ pub(crate) fn mix(
         // Rate-matched, pitch 1.0: a straight copy with gain.
         let start = (pos >> FRAC_BITS) as usize * ch;
         let src = &data[start..start + n * ch]; // within `needed`, checked above
-        match (isa, ch, ramp) {
-            #[cfg(target_arch = "x86_64")]
-            (Isa::Avx2, 1, false) => unsafe { exact_avx2::<1, false>(src, l, r, g) },
-            #[cfg(target_arch = "x86_64")]
-            (Isa::Avx2, 1, true) => unsafe { exact_avx2::<1, true>(src, l, r, g) },
-            #[cfg(target_arch = "x86_64")]
-            (Isa::Avx2, _, false) => unsafe { exact_avx2::<2, false>(src, l, r, g) },
-            #[cfg(target_arch = "x86_64")]
-            (Isa::Avx2, _, true) => unsafe { exact_avx2::<2, true>(src, l, r, g) },
-            (_, 1, false) => exact::<1, false>(src, l, r, g),
-            (_, 1, true) => exact::<1, true>(src, l, r, g),
-            (_, _, false) => exact::<2, false>(src, l, r, g),
-            (_, _, true) => exact::<2, true>(src, l, r, g),
+        #[cfg(target_arch = "x86_64")]
+        if let Isa::Avx2(_) = isa {
+            // SAFETY: an `Avx2` token exists only on a CPU with AVX2
+            // (`Isa::detect`); `exact_avx2` needs nothing else.
+            unsafe {
+                match (ch, ramp) {
+                    (1, false) => exact_avx2::<1, false>(src, l, r, g),
+                    (1, true) => exact_avx2::<1, true>(src, l, r, g),
+                    (_, false) => exact_avx2::<2, false>(src, l, r, g),
+                    (_, true) => exact_avx2::<2, true>(src, l, r, g),
+                }
+            }
+            return true;
         }
-        // (The unsafe calls above: `Isa::Avx2` exists only when the CPU has
-        // AVX2, see `Isa::detect`.)
+        match (ch, ramp) {
+            (1, false) => exact::<1, false>(src, l, r, g),
+            (1, true) => exact::<1, true>(src, l, r, g),
+            (_, false) => exact::<2, false>(src, l, r, g),
+            (_, true) => exact::<2, true>(src, l, r, g),
+        }
         return true;
     }
     #[cfg(target_arch = "x86_64")]
-    if isa == Isa::Avx2 && step <= MAX_SIMD_STEP {
+    if matches!(isa, Isa::Avx2(_)) && step <= MAX_SIMD_STEP {
         // The window each AVX2 variant loads: 9 or 17 frames from the
         // first index of each group of 8 (at most `last_idx`), or for the
         // gathers exactly the frames the scalar code reads.
@@ -170,7 +152,7 @@ pub(crate) fn mix(
             _ => (MODE_GATHER, Some(needed)),
         };
         if window.is_some_and(|w| w <= data.len()) {
-            // SAFETY: the CPU has AVX2 (`Isa::Avx2`), and every load the
+            // SAFETY: the CPU has AVX2 (an `Avx2` token), and every load the
             // kernel makes lies within `data`: checked just above for its
             // mode's window, given positions that only grow from `pos` to
             // `last`; and `step <= 2^45` as the kernel requires.

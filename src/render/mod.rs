@@ -1,0 +1,12 @@
+//! How it sounds: each voice's DSP state and its rendering into the mix bus
+//! ([`voice`]), the mixing kernels ([`kernel`]), and the output stage
+//! ([`limiter`]). Rendering renders what it is told; it never decides who
+//! plays (that is [`crate::voices`]).
+//!
+//! Real-time contract: everything here runs on the audio thread, allocates
+//! nothing, takes no lock and indexes only within bounds it has checked.
+
+pub(crate) mod kernel;
+pub(crate) mod limiter;
+pub(crate) mod tails;
+pub(crate) mod voice;

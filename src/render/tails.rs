@@ -1,0 +1,85 @@
+//! [`Tails`]: stolen voices finishing their fade-out. A stolen voice leaves
+//! its pool slot at once (so the thief starts in the same block) and is no
+//! longer anyone's to manage: it only needs rendering until it is silent.
+//!
+//! Real-time contract: the storage is allocated once in [`Tails::new`] (as
+//! many tails as the pool has voices) and never grows: [`Tails::push`]
+//! checks the capacity first, so the vector never reallocates. Rendering
+//! allocates nothing; a finished tail is removed with `swap_remove`, which
+//! drops only the voice's `Arc` (never the last one: the game side keeps the
+//! sample data alive).
+
+use crate::simd::Isa;
+
+use super::voice::Voice;
+
+/// Stolen voices fading out, at most as many as the pool has voices.
+pub(crate) struct Tails {
+    voices: Vec<Voice>,
+}
+
+impl Tails {
+    /// Room for `capacity` tails, all allocated now.
+    pub(crate) fn new(capacity: usize) -> Tails {
+        Tails {
+            voices: Vec::with_capacity(capacity),
+        }
+    }
+
+    /// Heap bytes held, all allocated by [`Tails::new`].
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.voices.capacity() * std::mem::size_of::<Voice>()
+    }
+
+    /// Keeps a stolen (already stopping) voice fading out. If every tail is
+    /// busy (more steals within one fade time than the pool has voices),
+    /// the quietest tail is cut to make room (it is already partway through
+    /// its fade). Real-time safe.
+    pub(crate) fn push(&mut self, voice: Voice) {
+        if self.voices.len() < self.voices.capacity() {
+            // Within capacity: `Vec::push` does not reallocate.
+            self.voices.push(voice);
+            return;
+        }
+        let quietest = self
+            .voices
+            .iter()
+            .enumerate()
+            .min_by(|a, b| a.1.peak_gain().total_cmp(&b.1.peak_gain()))
+            .map(|(i, _)| i);
+        if let Some(t) = quietest.and_then(|i| self.voices.get_mut(i)) {
+            *t = voice;
+        } // else a pool with no tails: the voice is cut
+    }
+
+    /// Applies `f` to every tail (`stop_all` shortens their fades).
+    pub(crate) fn for_each(&mut self, f: impl FnMut(&mut Voice)) {
+        self.voices.iter_mut().for_each(f);
+    }
+
+    /// Renders every tail into the planar bus `l`, `r`, dropping those that
+    /// have faded out.
+    pub(crate) fn render(&mut self, l: &mut [f32], r: &mut [f32], isa: Isa) {
+        let mut t = 0;
+        while let Some(v) = self.voices.get_mut(t) {
+            if v.render(l, r, isa).is_none() {
+                t += 1;
+            } else {
+                self.voices.swap_remove(t);
+            }
+        }
+    }
+
+    /// Whether the tails stayed within the capacity they were made with.
+    #[cfg(any(test, feature = "hooks"))]
+    pub(crate) fn check(&self, capacity: usize) -> Result<(), String> {
+        if self.voices.capacity() != capacity || self.voices.len() > capacity {
+            return Err(format!(
+                "tails: {} of capacity {} (made with {capacity})",
+                self.voices.len(),
+                self.voices.capacity()
+            ));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,344 @@
+//! [`Sound`]: decoded sample data plus the loudness analysis that stealing
+//! ranks by ([`loudness`]), decoded from WAV ([`wav`]) or made in code.
+//!
+//! A sound is decoded to `f32` once, on the game side, and shared by every voice
+//! that plays it (cloning a [`Sound`] clones an `Arc`). At load time voicepool
+//! also measures how loud the sound is at every point of its length, so that the
+//! mixer can tell a loud sound in its silent tail from a faint sound still
+//! sounding without doing any analysis on the audio thread.
+
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufReader};
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+pub use crate::error::{SoundError, MAX_FRAMES, SAMPLE_RATE_RANGE};
+pub(crate) mod loop_tile;
+pub(crate) mod loudness;
+mod wav;
+
+use loop_tile::LoopTile;
+use loudness::Loudness;
+pub use wav::MAX_CHUNKS_BEFORE_DATA;
+
+/// Sample values are clamped to this magnitude (+12 dBFS) at load, so that no
+/// sum of voices can overflow `f32`.
+pub const MAX_SAMPLE_MAGNITUDE: f32 = 4.0;
+/// Sample values smaller than this are stored as exact zero, so the mixer never
+/// meets a denormal number.
+const DENORMAL_FLOOR: f32 = 1.0e-15;
+/// Zero frames stored after a sound's data (see [`SoundData::samples`]).
+pub(crate) const GUARD_FRAMES: usize = 16;
+
+/// Sample data shared by every voice that plays one sound.
+pub(crate) struct SoundData {
+    pub(crate) channels: usize,
+    pub(crate) sample_rate: u32,
+    pub(crate) frames: usize,
+    /// Interleaved samples, `frames * channels` of them, followed by
+    /// [`GUARD_FRAMES`] frames of zeros: interpolation may always read
+    /// `index + 1`, and the SIMD kernels may load a window of up to 16 frames
+    /// from any index below `frames`.
+    pub(crate) samples: Box<[f32]>,
+    /// Its loudness at every point, as stealing ranks it.
+    pub(crate) loudness: Loudness,
+    /// For a short sound played looping: the sound repeated, made on the
+    /// game side by [`SoundData::prepare_loop`]; the audio side only reads
+    /// it (`OnceLock::get` is one atomic load, no lock).
+    loop_tile: OnceLock<Option<LoopTile>>,
+}
+
+/// A decoded sound, ready to play on any number of voices at once.
+///
+/// Cheap to clone: clones share the sample data. Samples are stored as
+/// interleaved `f32`, mono or stereo, at the sound's own sample rate; the
+/// mixer converts rate while playing.
+///
+/// ```
+/// use voicepool::Sound;
+/// let tone: Vec<f32> = (0..4_800).map(|i| (i as f32 * 0.05).sin() * 0.5).collect();
+/// let sound = Sound::from_samples(1, 48_000, tone)?;
+/// assert_eq!(sound.frames(), 4_800);
+/// assert!((sound.duration_seconds() - 0.1).abs() < 1e-9);
+/// # Ok::<(), voicepool::SoundError>(())
+/// ```
+#[derive(Clone)]
+pub struct Sound {
+    pub(crate) data: Arc<SoundData>,
+    name: Arc<str>,
+}
+
+impl fmt::Debug for Sound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sound")
+            .field("name", &&*self.name)
+            .field("channels", &self.data.channels)
+            .field("sample_rate", &self.data.sample_rate)
+            .field("frames", &self.data.frames)
+            .finish()
+    }
+}
+
+const SAMPLES_ORIGIN: &str = "<samples>";
+const BYTES_ORIGIN: &str = "<bytes>";
+
+impl Sound {
+    /// Loads a WAV file: 8, 16, 24 or 32-bit integer PCM or 32-bit float,
+    /// mono or stereo, plain or `WAVE_FORMAT_EXTENSIBLE` headers (including
+    /// fewer valid bits than the container, such as 24 bits in 4 bytes), at
+    /// any rate in [`SAMPLE_RATE_RANGE`].
+    ///
+    /// The sound is named after the file stem ([`Sound::name`]). Errors name
+    /// the file and the reason:
+    ///
+    /// | input | result |
+    /// | --- | --- |
+    /// | missing file, directory, pipe or device, unreadable | [`SoundError::Io`] |
+    /// | empty file, random bytes, malformed header | [`SoundError::NotWav`] |
+    /// | data ends before the length its header gives (even mid-sample) | [`SoundError::Truncated`] |
+    /// | 64-bit float, A-law, µ-law, ADPCM or other compressed data, more than 2 channels | [`SoundError::Unsupported`], naming the format |
+    /// | a data chunk with zero frames | [`SoundError::Empty`] |
+    /// | a header announcing more than [`MAX_FRAMES`] frames | [`SoundError::TooLong`], from the header alone (nothing is read or reserved) |
+    /// | more than [`MAX_CHUNKS_BEFORE_DATA`] chunks before `data` | [`SoundError::NotWav`], naming the limit |
+    /// | a rate outside [`SAMPLE_RATE_RANGE`] | [`SoundError::BadSampleRate`] |
+    /// | a NaN or infinite float sample | [`SoundError::NonFiniteSample`] |
+    ///
+    /// Nothing is allocated up front from the size a header claims (at most
+    /// a few megabytes are reserved; the rest grows with the data actually
+    /// read), and a non-regular file is refused without being opened, so a
+    /// FIFO cannot make the call wait.
+    pub fn from_wav_file(path: impl AsRef<Path>) -> Result<Sound, SoundError> {
+        let path = path.as_ref();
+        let io_err = |source| SoundError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        // Look before opening: opening a FIFO (or some devices) blocks until
+        // a writer appears, and a game must never hang on a bad path.
+        let meta = std::fs::metadata(path).map_err(io_err)?;
+        if meta.is_dir() {
+            return Err(io_err(io::Error::other("is a directory")));
+        }
+        if !meta.is_file() {
+            return Err(io_err(io::Error::other(
+                "not a regular file (a pipe, socket or device)",
+            )));
+        }
+        let file = File::open(path).map_err(io_err)?;
+        if meta.len() == 0 {
+            return Err(SoundError::NotWav {
+                path: path.to_path_buf(),
+                reason: "the file is empty (0 bytes)".into(),
+            });
+        }
+        let name = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.display().to_string());
+        wav::decode(BufReader::new(file), path, name)
+    }
+
+    /// Decodes WAV data held in memory (for example embedded with
+    /// `include_bytes!`). Errors refer to the data as `<bytes>`.
+    pub fn from_wav_bytes(bytes: &[u8]) -> Result<Sound, SoundError> {
+        let path = Path::new(BYTES_ORIGIN);
+        if bytes.is_empty() {
+            return Err(SoundError::NotWav {
+                path: path.to_path_buf(),
+                reason: "no data (0 bytes)".into(),
+            });
+        }
+        wav::decode(io::Cursor::new(bytes), path, "wav".to_string())
+    }
+
+    /// Makes a sound from interleaved `f32` samples made in code.
+    ///
+    /// `channels` must be 1 or 2. Samples must be finite; magnitudes above
+    /// [`MAX_SAMPLE_MAGNITUDE`] are clamped to it.
+    pub fn from_samples(
+        channels: u16,
+        sample_rate: u32,
+        samples: Vec<f32>,
+    ) -> Result<Sound, SoundError> {
+        Self::build(
+            Path::new(SAMPLES_ORIGIN),
+            "samples".to_string(),
+            channels as usize,
+            sample_rate,
+            samples,
+        )
+    }
+
+    /// Returns this sound under another name (as shown by tools such as the
+    /// demo). Shares the sample data.
+    pub fn with_name(&self, name: &str) -> Sound {
+        Sound {
+            data: Arc::clone(&self.data),
+            name: name.into(),
+        }
+    }
+
+    /// The sound's name: the file stem for files, `"samples"` otherwise.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Channels per frame (1 or 2).
+    pub fn channels(&self) -> u16 {
+        self.data.channels as u16
+    }
+
+    /// The rate the sound was recorded at, in Hz.
+    pub fn sample_rate(&self) -> u32 {
+        self.data.sample_rate
+    }
+
+    /// Length in frames at the sound's own rate.
+    pub fn frames(&self) -> usize {
+        self.data.frames
+    }
+
+    /// Length in seconds at pitch 1.0.
+    pub fn duration_seconds(&self) -> f64 {
+        self.data.frames as f64 / self.data.sample_rate as f64
+    }
+
+    /// Interleaved samples as stored (after clamping).
+    pub fn samples(&self) -> &[f32] {
+        &self.data.samples[..self.data.frames * self.data.channels]
+    }
+
+    /// The sound's loudness at `frame`, as stealing measures it: the RMS of
+    /// its K-weighted signal (ITU-R BS.1770's weighting: presence-range
+    /// content counts more than rumble) over the 5 ms window holding
+    /// `frame`, summed over channels. About 0.77 for a full-scale 1 kHz sine
+    /// (its RMS, 0.71, plus the 0.69 dB K-weighting adds at 1 kHz).
+    /// Past the end it is 0.
+    ///
+    /// ```
+    /// use voicepool::Sound;
+    /// let hum: Vec<f32> = (0..48_000).map(|i| (i as f32 * 0.0065).sin() * 0.5).collect(); // 50 Hz
+    /// let hiss: Vec<f32> = (0..48_000).map(|i| (i as f32 * 0.39).sin() * 0.5).collect(); // 3 kHz
+    /// let (hum, hiss) = (Sound::from_samples(1, 48_000, hum)?, Sound::from_samples(1, 48_000, hiss)?);
+    /// assert!(hiss.level_at(24_000) > 1.5 * hum.level_at(24_000)); // same RMS, not as loud
+    /// # Ok::<(), voicepool::SoundError>(())
+    /// ```
+    pub fn level_at(&self, frame: usize) -> f32 {
+        self.data.loudness.power_at(frame as u64).sqrt()
+    }
+
+    /// True when `a` and `b` share sample data.
+    pub fn ptr_eq(a: &Sound, b: &Sound) -> bool {
+        Arc::ptr_eq(&a.data, &b.data)
+    }
+
+    pub(super) fn build(
+        path: &Path,
+        name: String,
+        channels: usize,
+        sample_rate: u32,
+        mut samples: Vec<f32>,
+    ) -> Result<Sound, SoundError> {
+        let path_buf = || path.to_path_buf();
+        if !(1..=2).contains(&channels) {
+            return Err(SoundError::Unsupported {
+                path: path_buf(),
+                reason: format!("{channels} channels (only mono and stereo are played)"),
+            });
+        }
+        if !SAMPLE_RATE_RANGE.contains(&sample_rate) {
+            return Err(SoundError::BadSampleRate {
+                path: path_buf(),
+                sample_rate,
+            });
+        }
+        if !samples.len().is_multiple_of(channels) {
+            return Err(SoundError::PartialFrame {
+                path: path_buf(),
+                samples: samples.len(),
+                channels,
+            });
+        }
+        let frames = samples.len() / channels;
+        if frames == 0 {
+            return Err(SoundError::Empty { path: path_buf() });
+        }
+        if frames > MAX_FRAMES {
+            return Err(SoundError::TooLong {
+                path: path_buf(),
+                frames: frames as u64,
+            });
+        }
+        if let Some(index) = samples.iter().position(|s| !s.is_finite()) {
+            return Err(SoundError::NonFiniteSample {
+                path: path_buf(),
+                index,
+            });
+        }
+        for s in samples.iter_mut() {
+            *s = s.clamp(-MAX_SAMPLE_MAGNITUDE, MAX_SAMPLE_MAGNITUDE);
+            if s.abs() < DENORMAL_FLOOR {
+                *s = 0.0;
+            }
+        }
+        let loudness = Loudness::measure(&samples, channels, sample_rate);
+        // Exactly the guard frames more: the default growth would double the
+        // allocation (a 1 GB sound would need 2 GB for a moment), and with
+        // the capacity exact, `into_boxed_slice` does not reallocate.
+        samples.reserve_exact(channels * GUARD_FRAMES);
+        samples.extend(std::iter::repeat_n(0.0, channels * GUARD_FRAMES));
+        Ok(Sound {
+            name: name.into(),
+            data: Arc::new(SoundData {
+                channels,
+                sample_rate,
+                frames,
+                samples: samples.into_boxed_slice(),
+                loudness,
+                loop_tile: OnceLock::new(),
+            }),
+        })
+    }
+}
+
+impl SoundData {
+    /// Game side, before a looping play is sent: makes the sound's loop
+    /// tile if it is short enough to want one (once; allocates).
+    pub(crate) fn prepare_loop(&self) {
+        self.loop_tile
+            .get_or_init(|| LoopTile::new(&self.samples, self.frames, self.channels));
+    }
+
+    /// The loop tile, if one was made. Real-time safe.
+    #[inline]
+    pub(crate) fn loop_tile(&self) -> Option<&LoopTile> {
+        self.loop_tile.get().and_then(Option::as_ref)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn level_follows_the_content() {
+        // 100 ms of silence, then 100 ms of a 1 kHz sine at 0.5.
+        let mut s = vec![0.0f32; 4_800];
+        s.extend((0..4_800).map(|i| (i as f32 * std::f32::consts::TAU / 48.0).sin() * 0.5));
+        let sound = Sound::from_samples(1, 48_000, s).unwrap();
+        assert_eq!(sound.level_at(0), 0.0);
+        // K-weighting adds 0.691 dB at 1 kHz (the offset BS.1770's LUFS
+        // formula takes back out): RMS 0.5 / sqrt(2), +0.691 dB.
+        let level = sound.level_at(7_200);
+        let want = 0.5 / 2f32.sqrt() * 10f32.powf(0.691 / 20.0);
+        assert!((level / want - 1.0).abs() < 0.01, "{level} vs {want}");
+        assert_eq!(sound.level_at(1_000_000), 0.0);
+    }
+
+    #[test]
+    fn samples_are_clamped_and_denormals_flushed() {
+        let sound = Sound::from_samples(1, 48_000, vec![100.0, -100.0, 1e-30, 0.25]).unwrap();
+        assert_eq!(sound.samples(), &[4.0, -4.0, 0.0, 0.25]);
+    }
+}

@@ -1,0 +1,426 @@
+//! Who plays: the voice manager. [`VoicePool`] holds a fixed number of voice
+//! slots on an intrusive free list ([`free_list`]), finds a voice by its id
+//! in O(1) ([`id_index`]), keeps what each voice is worth hearing
+//! ([`audibility`]), and chooses the victim when the pool is full
+//! ([`victim`]). It decides and never does DSP: the voices it holds are
+//! opaque values (`V`, the renderer's per-voice state), and what it knows of
+//! them is what the mixer tells it: identity, start, audibility level.
+//!
+//! Real-time contract: every buffer here is allocated once in
+//! [`VoicePool::new`] (on the game side, before the mixer moves to the audio
+//! thread); every other method is O(1) (acquire, release, find, set a level)
+//! or one pass over flat arrays (victim choice, refreshing levels), allocates
+//! nothing and never panics.
+
+pub(crate) mod audibility;
+pub(crate) mod free_list;
+mod id_index;
+pub(crate) mod victim;
+
+use crate::settings::StealPolicy;
+use crate::simd::Isa;
+use free_list::{FreeList, Slot};
+use id_index::IdIndex;
+use victim::{Candidates, Victim, NOT_A_CANDIDATE};
+
+/// Who a voice is, as the voice manager sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Identity {
+    /// The play's id (never 0; never reused, so it doubles as the slot's
+    /// generation: a stale handle matches no slot).
+    pub(crate) id: u64,
+    pub(crate) priority: u8,
+    pub(crate) protected: bool,
+}
+
+impl Identity {
+    const NOBODY: Identity = Identity {
+        id: 0,
+        priority: 0,
+        protected: false,
+    };
+
+    fn key(&self, level: f32) -> u64 {
+        if self.protected {
+            NOT_A_CANDIDATE
+        } else {
+            victim::key(self.priority, level)
+        }
+    }
+}
+
+/// The voice a steal replaced.
+pub(crate) struct Replaced<V> {
+    pub(crate) id: u64,
+    pub(crate) voice: V,
+    /// The output frame it started at.
+    pub(crate) start: u64,
+}
+
+/// A fixed-size pool of voices `V`, with their identities, audibility
+/// levels and victim-choice keys.
+pub(crate) struct VoicePool<V> {
+    slots: FreeList<V>,
+    who: Box<[Identity]>,
+    /// Per slot, the audibility level (what stealing ranks by, and what
+    /// the meters show), 0 for a free slot.
+    levels: Box<[f32]>,
+    candidates: Candidates,
+    index: IdIndex,
+    /// The next slot [`VoicePool::refresh_levels`] refreshes.
+    refresh_cursor: usize,
+}
+
+impl<V> VoicePool<V> {
+    /// `voices` slots, all free.
+    pub(crate) fn new(voices: usize) -> VoicePool<V> {
+        VoicePool {
+            slots: FreeList::new(voices),
+            who: vec![Identity::NOBODY; voices].into_boxed_slice(),
+            levels: vec![0.0; voices].into_boxed_slice(),
+            candidates: Candidates::new(voices),
+            index: IdIndex::new(voices),
+            refresh_cursor: 0,
+        }
+    }
+
+    /// Heap bytes held, all allocated by [`VoicePool::new`].
+    pub(crate) fn memory_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.slots.memory_bytes()
+            + self.who.len() * size_of::<Identity>()
+            + self.levels.len() * size_of::<f32>()
+            + self.candidates.memory_bytes()
+            + self.index.memory_bytes()
+    }
+
+    /// Slots in the pool.
+    pub(crate) fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Slots holding a voice.
+    pub(crate) fn live(&self) -> usize {
+        self.slots.live()
+    }
+
+    /// Puts `voice` (who it is, how audible it is, started as number
+    /// `order` at output frame `start`) into a free slot in O(1); gives it
+    /// back if there is none.
+    pub(crate) fn acquire(
+        &mut self,
+        who: Identity,
+        voice: V,
+        level: f32,
+        order: u64,
+        start: u64,
+    ) -> Result<usize, V> {
+        let i = self.slots.acquire(voice)?;
+        self.set_meta(i, who, level, order, start);
+        self.index.insert(who.id, i as u32);
+        Ok(i)
+    }
+
+    /// Puts `voice` into live slot `i` in place of the voice there, which it
+    /// returns.
+    pub(crate) fn replace(
+        &mut self,
+        i: usize,
+        who: Identity,
+        voice: V,
+        level: f32,
+        order: u64,
+        start: u64,
+    ) -> Option<Replaced<V>> {
+        let old_start = *self.candidates.starts.get(i)?;
+        let old_id = self.who.get(i)?.id;
+        let old = std::mem::replace(self.slots.get_mut(i)?, voice);
+        self.set_meta(i, who, level, order, start);
+        self.index.remove(old_id);
+        self.index.insert(who.id, i as u32);
+        Some(Replaced {
+            id: old_id,
+            voice: old,
+            start: old_start,
+        })
+    }
+
+    /// Frees slot `i` in O(1), returning its id and voice.
+    pub(crate) fn release(&mut self, i: usize) -> Option<(u64, V)> {
+        let v = self.slots.release(i)?;
+        let id = self.who.get(i)?.id;
+        self.set_meta(i, Identity::NOBODY, 0.0, 0, 0);
+        self.candidates.set(i, NOT_A_CANDIDATE, 0, 0);
+        self.index.remove(id);
+        Some((id, v))
+    }
+
+    fn set_meta(&mut self, i: usize, who: Identity, level: f32, order: u64, start: u64) {
+        if let (Some(w), Some(l)) = (self.who.get_mut(i), self.levels.get_mut(i)) {
+            (*w, *l) = (who, level);
+        }
+        self.candidates.set(i, who.key(level), start, order);
+    }
+
+    /// The slot holding voice `id`, if it is still live. O(1).
+    pub(crate) fn find(&self, id: u64) -> Option<usize> {
+        self.index.get(id).map(|i| i as usize)
+    }
+
+    /// Applies `f` to live voice `id` (if it is live); `f` returns the
+    /// voice's new audibility level. O(1).
+    pub(crate) fn update(&mut self, id: u64, f: impl FnOnce(&mut V) -> f32) {
+        let Some(i) = self.find(id) else { return };
+        if let Some(v) = self.slots.get_mut(i) {
+            let level = f(v);
+            self.set_level(i, level);
+        }
+    }
+
+    fn set_level(&mut self, i: usize, level: f32) {
+        if let (Some(l), Some(k)) = (self.levels.get_mut(i), self.candidates.keys.get_mut(i)) {
+            *l = level;
+            *k = victim::with_level(*k, level);
+        }
+    }
+
+    /// Applies `f` to every live voice; `f` returns its new level.
+    pub(crate) fn update_all(&mut self, mut f: impl FnMut(&mut V) -> f32) {
+        for i in 0..self.slots.len() {
+            if let Some(v) = self.slots.get_mut(i) {
+                let level = f(v);
+                self.set_level(i, level);
+            }
+        }
+    }
+
+    /// Recomputes the level of the next `count` slots (round robin over the
+    /// pool; free slots are skipped) with `level`: the voice manager's own
+    /// refresh, on its own schedule, never left to metering. A caller that
+    /// passes `count` = slots × block / period refreshes every voice at
+    /// least once per `period` frames, at a cost spread evenly over blocks.
+    pub(crate) fn refresh_levels(&mut self, count: usize, mut level: impl FnMut(&V) -> f32) {
+        let len = self.slots.len();
+        for _ in 0..count.min(len) {
+            let i = self.refresh_cursor;
+            self.refresh_cursor = if i + 1 >= len { 0 } else { i + 1 };
+            if let (Some(Slot::Live(v)), Some(l), Some(k)) = (
+                self.slots.slots().get(i),
+                self.levels.get_mut(i),
+                self.candidates.keys.get_mut(i),
+            ) {
+                *l = level(v);
+                *k = victim::with_level(*k, *l);
+            }
+        }
+    }
+
+    /// Runs `f` on every live voice; a voice for which it returns
+    /// `Some(x)` has ended: its slot is freed and `ended(id, x)` called.
+    pub(crate) fn run(
+        &mut self,
+        mut f: impl FnMut(&mut V) -> Option<usize>,
+        mut ended: impl FnMut(u64, usize),
+    ) {
+        for i in 0..self.slots.len() {
+            let done = match self.slots.get_mut(i) {
+                Some(v) => f(v),
+                None => None,
+            };
+            if let Some(x) = done {
+                if let Some((id, _voice)) = self.release(i) {
+                    ended(id, x);
+                }
+            }
+        }
+    }
+
+    /// Calls `f(slot, id, level)` for every slot (id 0 for a free one).
+    pub(crate) fn report(&self, mut f: impl FnMut(usize, u64, f32)) {
+        for (i, (who, &level)) in self.who.iter().zip(self.levels.iter()).enumerate() {
+            f(i, who.id, level);
+        }
+    }
+
+    /// Chooses the voice a new one of `priority` replaces (see
+    /// [`Candidates::choose`] for the rules).
+    pub(crate) fn choose_victim(
+        &mut self,
+        policy: StealPolicy,
+        priority: u8,
+        now: u64,
+        min_age: u64,
+        isa: Isa,
+    ) -> Victim {
+        self.candidates.choose(policy, priority, now, min_age, isa)
+    }
+
+    /// Checks the pool's invariants: the free list and the live slots
+    /// partition the pool, no id is live twice, the id index, identities and
+    /// victim-choice keys agree with the slots. For tests and soak runs
+    /// (allocates; not for the audio thread).
+    #[cfg(any(test, feature = "hooks"))]
+    pub(crate) fn check_invariants(&self) -> Result<(), String> {
+        self.slots.check()?;
+        let live: Vec<usize> = (0..self.slots.len())
+            .filter(|&i| matches!(self.slots.slots()[i], Slot::Live(_)))
+            .collect();
+        let mut ids: Vec<u64> = live.iter().map(|&i| self.who[i].id).collect();
+        ids.sort_unstable();
+        if ids.windows(2).any(|w| w[0] == w[1]) || ids.first() == Some(&0) {
+            return Err("a voice id is live in two slots, or is 0".into());
+        }
+        if self.index.len() != live.len() {
+            return Err(format!(
+                "id index holds {} ids for {} live voices",
+                self.index.len(),
+                live.len()
+            ));
+        }
+        for &i in &live {
+            let who = self.who[i];
+            if self.find(who.id) != Some(i) {
+                return Err(format!(
+                    "id index does not map voice {} to slot {i}",
+                    who.id
+                ));
+            }
+            let key = who.key(self.levels[i]);
+            if key != self.candidates.keys[i] {
+                return Err(format!("victim key of slot {i} is stale"));
+            }
+        }
+        for (i, s) in self.slots.slots().iter().enumerate() {
+            let free = matches!(s, Slot::Free { .. });
+            if free && (self.candidates.keys[i] != NOT_A_CANDIDATE || self.who[i].id != 0) {
+                return Err(format!("free slot {i} is a stealing candidate"));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The victim rules of the design written out directly, over
+    /// (slot, identity, level, order, start).
+    fn reference_victim(
+        voices: &[(usize, Identity, f32, u64, u64)],
+        policy: StealPolicy,
+        priority: u8,
+        now: u64,
+        min_age: u64,
+    ) -> Option<usize> {
+        if policy == StealPolicy::Reject {
+            return None;
+        }
+        let open = || voices.iter().filter(|v| !v.1.protected);
+        let lowest = open().map(|v| v.1.priority).min()?;
+        if priority < lowest {
+            return None;
+        }
+        open()
+            .filter(|v| v.1.priority == lowest)
+            .min_by(|a, b| {
+                let key = |&(_, _, level, order, start): &(usize, Identity, f32, u64, u64)| {
+                    let young = now.saturating_sub(start) < min_age;
+                    let level = if policy == StealPolicy::Quietest {
+                        level
+                    } else {
+                        0.0
+                    };
+                    (young, level, order)
+                };
+                let (ka, kb) = (key(a), key(b));
+                ka.0.cmp(&kb.0)
+                    .then(ka.1.total_cmp(&kb.1))
+                    .then(ka.2.cmp(&kb.2))
+            })
+            .map(|v| v.0)
+    }
+
+    #[test]
+    fn victim_scan_follows_the_design_rules() {
+        let mut x = 99u64;
+        let mut rnd = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        for round in 0..300 {
+            let size = 1 + rnd(70) as usize;
+            let mut pool: VoicePool<()> = VoicePool::new(size);
+            let mut live = Vec::new();
+            for id in 1..=size as u64 {
+                if rnd(5) == 0 {
+                    continue; // leave some slots free
+                }
+                let who = Identity {
+                    id,
+                    priority: [10, 128, 200][rnd(3) as usize],
+                    protected: rnd(6) == 0,
+                };
+                let level = [0.0, 1e-6, 0.25, 0.5, 1.0][rnd(5) as usize];
+                let (order, start) = (id * 3 + rnd(2), rnd(3_000));
+                let slot = pool.acquire(who, (), level, order, start).unwrap();
+                live.push((slot, who, level, order, start));
+            }
+            // A few levels refreshed, as the mixer does every block.
+            pool.refresh_levels(size, |_| 0.5);
+            for v in live.iter_mut() {
+                v.2 = 0.5;
+            }
+            pool.update(live.first().map_or(0, |v| v.1.id), |_| 0.125);
+            if let Some(v) = live.first_mut() {
+                v.2 = 0.125;
+            }
+            pool.check_invariants().unwrap();
+            for policy in [
+                StealPolicy::Quietest,
+                StealPolicy::Oldest,
+                StealPolicy::Reject,
+            ] {
+                for priority in [0u8, 128, 255] {
+                    let (now, min_age) = (rnd(4_000), [0, 1_440][rnd(2) as usize]);
+                    let want = reference_victim(&live, policy, priority, now, min_age);
+                    for isa in [Isa::Scalar, Isa::detect()] {
+                        let got = match pool.choose_victim(policy, priority, now, min_age, isa) {
+                            Victim::Slot(i) => Some(i),
+                            Victim::None => None,
+                        };
+                        assert_eq!(
+                            got, want,
+                            "round {round} {policy:?} priority {priority} now {now}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn release_and_replace_keep_the_index_and_keys_true() {
+        let mut pool: VoicePool<&str> = VoicePool::new(2);
+        let who = |id| Identity {
+            id,
+            priority: 128,
+            protected: false,
+        };
+        let a = pool.acquire(who(1), "a", 0.5, 0, 0).unwrap();
+        let b = pool.acquire(who(2), "b", 0.25, 1, 0).unwrap();
+        assert!(pool.acquire(who(3), "c", 1.0, 2, 0).is_err());
+        let old = pool.replace(b, who(3), "c", 1.0, 2, 10).unwrap();
+        assert_eq!((old.id, old.voice, old.start), (2, "b", 0));
+        assert_eq!(pool.find(2), None);
+        assert_eq!(pool.find(3), Some(b));
+        assert_eq!(pool.release(a), Some((1, "a")));
+        assert_eq!(pool.find(1), None);
+        pool.check_invariants().unwrap();
+        let mut seen = Vec::new();
+        pool.report(|i, id, level| seen.push((i, id, level)));
+        assert_eq!(seen, [(a, 0, 0.0), (b, 3, 1.0)]);
+    }
+}

@@ -1,0 +1,220 @@
+//! Victim choice: which voice a new one replaces when the pool is full.
+//!
+//! What the choice reads is kept apart from the voices, structure-of-arrays
+//! style: per slot a sort key, a start frame and a start order (`u64` each),
+//! so that choosing among 1024 voices is a few vectorized passes over 24 KiB
+//! instead of a walk through every voice. The key holds the voice's priority
+//! and its audibility level ([`super::audibility`]), refreshed by the voice
+//! manager itself, never by metering.
+
+use crate::settings::StealPolicy;
+use crate::simd::Isa;
+
+/// Victim-choice sort key of a slot; smaller is a better victim (ties go to
+/// the smaller start order, kept beside it). From the most significant bits
+/// down: priority (bits 32..40), "young" (bit 31, set during the scan),
+/// audibility level as `f32` bits (0..31: a non-negative float orders like
+/// its bits). A free or protected slot holds [`NOT_A_CANDIDATE`], which stays
+/// above every real key (bits 40.. set) whatever the scan masks or sets.
+pub(crate) const NOT_A_CANDIDATE: u64 = u64::MAX;
+const PRIORITY_SHIFT: u32 = 32;
+const YOUNG_BIT: u64 = 1 << 31;
+const LEVEL_BITS: u64 = YOUNG_BIT - 1;
+const CANDIDATE_BITS: u32 = 40;
+
+/// The key of a voice of `priority` (unprotected) at audibility `level`.
+pub(crate) fn key(priority: u8, level: f32) -> u64 {
+    (u64::from(priority) << PRIORITY_SHIFT) | level_bits(level)
+}
+
+/// `key` with its level replaced (a non-candidate stays one).
+pub(crate) fn with_level(key: u64, level: f32) -> u64 {
+    if key == NOT_A_CANDIDATE {
+        key
+    } else {
+        (key & !LEVEL_BITS) | level_bits(level)
+    }
+}
+
+/// A level in its place in a key: its `f32` bits, which order like the
+/// values for non-negative floats (anything else, `-0.0` and NaN included,
+/// counts as silent).
+fn level_bits(level: f32) -> u64 {
+    if level > 0.0 {
+        u64::from(level.to_bits()) & LEVEL_BITS
+    } else {
+        0
+    }
+}
+
+/// The outcome of victim choice.
+pub(crate) enum Victim {
+    /// Steal the voice in this slot.
+    Slot(usize),
+    /// Nothing may be stolen: reject the new voice.
+    None,
+}
+
+/// Per slot: sort key, start frame, start order; and scratch space for the
+/// scan. Allocated once; every method is allocation-free.
+pub(crate) struct Candidates {
+    pub(crate) keys: Box<[u64]>,
+    pub(crate) starts: Box<[u64]>,
+    pub(crate) orders: Box<[u64]>,
+    scratch: Box<[u64]>,
+}
+
+impl Candidates {
+    pub(crate) fn new(slots: usize) -> Candidates {
+        Candidates {
+            keys: vec![NOT_A_CANDIDATE; slots].into_boxed_slice(),
+            starts: vec![0; slots].into_boxed_slice(),
+            orders: vec![0; slots].into_boxed_slice(),
+            scratch: vec![0; slots].into_boxed_slice(),
+        }
+    }
+
+    pub(crate) fn memory_bytes(&self) -> usize {
+        (self.keys.len() + self.starts.len() + self.orders.len() + self.scratch.len())
+            * std::mem::size_of::<u64>()
+    }
+
+    /// Sets slot `i`'s key, start frame and order.
+    pub(crate) fn set(&mut self, i: usize, key: u64, start: u64, order: u64) {
+        if let (Some(k), Some(s), Some(o)) = (
+            self.keys.get_mut(i),
+            self.starts.get_mut(i),
+            self.orders.get_mut(i),
+        ) {
+            (*k, *s, *o) = (key, start, order);
+        }
+    }
+
+    /// Chooses which voice a new one of `priority` may replace, following
+    /// the stealing rules: protected voices never; only the lowest priority
+    /// present, and nothing if the newcomer ranks below all of them; voices
+    /// younger than `min_age` frames only if no older candidate exists; then
+    /// the least audible (or oldest), ties to the oldest.
+    ///
+    /// The smallest key is the lowest priority, then not young, then the
+    /// least audible; among equal keys the smallest start order wins. Three
+    /// branch-free passes over the key arrays (see [`scan`]), which the
+    /// compiler vectorizes (with AVX2 where the CPU has it).
+    pub(crate) fn choose(
+        &mut self,
+        policy: StealPolicy,
+        priority: u8,
+        now: u64,
+        min_age: u64,
+        isa: Isa,
+    ) -> Victim {
+        let mask = match policy {
+            StealPolicy::Reject => return Victim::None,
+            StealPolicy::Quietest => u64::MAX,
+            StealPolicy::Oldest => !LEVEL_BITS,
+        };
+        let Candidates {
+            keys,
+            starts,
+            orders,
+            scratch,
+        } = self;
+        #[cfg(target_arch = "x86_64")]
+        let found = if let Isa::Avx2(_) = isa {
+            // SAFETY: an `Avx2` token exists only on a CPU with AVX2.
+            unsafe { scan_avx2(keys, starts, orders, scratch, mask, now, min_age) }
+        } else {
+            scan(keys, starts, orders, scratch, mask, now, min_age)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let found = {
+            let _ = isa;
+            scan(keys, starts, orders, scratch, mask, now, min_age)
+        };
+        let Scan { key, slot } = found;
+        if key >> CANDIDATE_BITS != 0 {
+            return Victim::None; // no candidate at all
+        }
+        if priority < (key >> PRIORITY_SHIFT) as u8 {
+            return Victim::None; // the newcomer ranks below every candidate
+        }
+        match slot {
+            Some(i) => Victim::Slot(i),
+            None => Victim::None,
+        }
+    }
+}
+
+/// The result of a victim scan: the smallest key seen (with the young bit
+/// set as it applied) and the slot holding it with the smallest order.
+struct Scan {
+    key: u64,
+    slot: Option<usize>,
+}
+
+/// Victim scan: (1) each slot's key, masked by policy and marked young,
+/// into `scratch`, and their minimum; (2) the smallest order among the
+/// slots with that key; (3) the slot with that order. The first two passes
+/// are branch-free loops over flat arrays (vectorized), the third stops at
+/// the match. Orders are unique among live voices; a slot that is not a
+/// candidate never has the minimum key (unless nothing is a candidate,
+/// which the caller checks on the key).
+#[inline(always)]
+fn scan(
+    keys: &[u64],
+    starts: &[u64],
+    orders: &[u64],
+    scratch: &mut [u64],
+    mask: u64,
+    now: u64,
+    min_age: u64,
+) -> Scan {
+    let n = keys
+        .len()
+        .min(starts.len())
+        .min(orders.len())
+        .min(scratch.len());
+    let (keys, starts, orders, scratch) =
+        (&keys[..n], &starts[..n], &orders[..n], &mut scratch[..n]);
+    let mut min_key = u64::MAX;
+    for ((s, &k), &start) in scratch.iter_mut().zip(keys).zip(starts) {
+        let young = if now.saturating_sub(start) < min_age {
+            YOUNG_BIT
+        } else {
+            0
+        };
+        *s = (k & mask) | young;
+        min_key = min_key.min(*s);
+    }
+    // Pass 2: each slot's order if its key is the smallest, else MAX.
+    let mut min_order = u64::MAX;
+    for (s, &o) in scratch.iter_mut().zip(orders) {
+        let not_min = u64::from(*s != min_key).wrapping_neg(); // 0 or MAX
+        *s = o | not_min;
+        min_order = min_order.min(*s);
+    }
+    // Pass 3: where it is (orders are unique among live voices).
+    let slot = match min_order {
+        u64::MAX => None,
+        o => scratch.iter().position(|&s| s == o),
+    };
+    Scan { key: min_key, slot }
+}
+
+/// [`scan`] compiled for AVX2.
+///
+/// # Safety
+/// The CPU must support AVX2 (an [`crate::simd::Avx2`] token proves it).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn scan_avx2(
+    keys: &[u64],
+    starts: &[u64],
+    orders: &[u64],
+    scratch: &mut [u64],
+    mask: u64,
+    now: u64,
+    min_age: u64,
+) -> Scan {
+    scan(keys, starts, orders, scratch, mask, now, min_age)
+}
