@@ -69,6 +69,8 @@
 //! do nothing).
 
 #![warn(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::undocumented_unsafe_blocks)]
 
 #[cfg(feature = "hooks")]
 #[doc(hidden)]

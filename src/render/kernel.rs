@@ -323,7 +323,7 @@ unsafe fn interp_avx2<const CH: usize, const RAMP: bool, const MODE: u8>(
         let rel = _mm256_castps_si256(_mm256_shuffle_ps::<0b11_01_11_01>(ra, rb));
         let f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32::<8>(lo)), scale);
         let (vl, vr) = if MODE == MODE_GATHER {
-            // SAFETY (all loads in this function): frame i0 + rel[k] is the
+            // SAFETY: (for all loads in this function) frame i0 + rel[k] is the
             // frame of position p + k * step <= last, so it and the next
             // frame are within `data` by the caller's contract for this
             // mode; likewise the windows below start at i0 <= last_idx.
@@ -333,6 +333,7 @@ unsafe fn interp_avx2<const CH: usize, const RAMP: bool, const MODE: u8>(
             } else {
                 _mm256_slli_epi32::<1>(rel)
             };
+            // SAFETY: as above: frames i0 + rel[k] and the next are in `data`.
             let (al, bl) = unsafe {
                 (
                     _mm256_i32gather_ps::<4>(w, idx),
@@ -343,6 +344,8 @@ unsafe fn interp_avx2<const CH: usize, const RAMP: bool, const MODE: u8>(
             let vr = if CH == 1 {
                 vl
             } else {
+                // SAFETY: as above, the right channel of the same frames
+                // (CH == 2, so frame i0 + rel[k] + 1 ends at its sample 3).
                 let (ar, br) = unsafe {
                     (
                         _mm256_i32gather_ps::<4>(w.add(1), idx),
@@ -353,14 +356,20 @@ unsafe fn interp_avx2<const CH: usize, const RAMP: bool, const MODE: u8>(
             };
             (vl, vr)
         } else {
+            // SAFETY: i0 <= last_idx < data.len() (mono: one sample a frame).
             let w = unsafe { base.add(i0) };
             let (a, b) = if MODE == MODE_PERMUTE8 {
+                // SAFETY: MODE_PERMUTE8's contract: last_idx + 9 <= data.len(),
+                // so the 8 samples from i0 and from i0 + 1 are in `data`.
                 let (wa, wb) = unsafe { (_mm256_loadu_ps(w), _mm256_loadu_ps(w.add(1))) };
                 (
                     _mm256_permutevar8x32_ps(wa, rel),
                     _mm256_permutevar8x32_ps(wb, rel),
                 )
             } else {
+                // SAFETY: MODE_PERMUTE16's contract: last_idx + 17 <=
+                // data.len(), so the 16 samples from i0 and from i0 + 1 are in
+                // `data`.
                 let (wa0, wa1, wb0, wb1) = unsafe {
                     (
                         _mm256_loadu_ps(w),
