@@ -4,6 +4,12 @@
 //!   1024 voices, victim choice (quietest), steal and fade-out tail included.
 //!   The pool is kept realistic: 64 plays per rendered 10 ms block (the
 //!   render is not timed), so voices age and tails finish. Target: < 2 us.
+//! - `refresh_levels/1024`: the voice manager re-estimating the audibility
+//!   of all 1024 voices once (the mixer spreads this over 2048 frames of
+//!   blocks): per voice, what predictive ranking costs per 2048 frames.
+//! - `loudness_analysis/stereo_48k_1s`: the load-time analysis ranking
+//!   reads (K-weighting, 5 ms windows, running sums) of one second of
+//!   stereo 48 kHz audio.
 //! - `acquire_release/{free_list,engine_pool,box}`: the classic free-list
 //!   experiment. 10,240 random operations, 90% acquire and 10% release (of a
 //!   random live voice), then release of all, on voices (64 bytes each):
@@ -28,8 +34,8 @@ use std::time::{Duration, Instant};
 
 use criterion::{black_box, criterion_group, BenchmarkId, Criterion, Throughput};
 use voicepool::bench_support::{
-    engine_and_mixer, mixer_play, sine_sounds, BenchFreeList, BenchPool, BenchVoice, PreparedPlay,
-    BLOCK,
+    engine_and_mixer, measure_loudness, mixer_play, refresh_all_levels, sine_sounds, BenchFreeList,
+    BenchPool, BenchVoice, PreparedPlay, BLOCK,
 };
 use voicepool::{EngineSettings, PlayParams};
 
@@ -88,6 +94,53 @@ fn play_full_pool(c: &mut Criterion) {
     g.finish();
     assert!(mixer.check_invariants().is_ok());
     assert_eq!(engine.stats().lost_events, 0);
+}
+
+/// The voice manager's audibility refresh: every voice of a full pool of
+/// 1024 (looping sounds at pitches 0.5 to 2, some ramping) re-estimated
+/// once. The mixer spreads this over 2048 frames of blocks; per voice it
+/// is what each voice costs per 2048 output frames.
+fn refresh_levels(c: &mut Criterion) {
+    let settings = EngineSettings {
+        voices: FULL_POOL,
+        command_capacity: 4 * FULL_POOL,
+        event_capacity: 4 * FULL_POOL,
+        ..Default::default()
+    };
+    let (mut engine, mut mixer) = engine_and_mixer(settings);
+    let sounds = sine_sounds(44_100);
+    for k in 0..FULL_POOL {
+        let params = PlayParams::default()
+            .volume(0.1 + 0.9 * ((k * 37 % 101) as f32 / 100.0))
+            .pitch(0.5 + 1.5 * ((k * 53 % 101) as f32 / 100.0))
+            .looping(true)
+            .fade_in(if k % 4 == 0 { 0.5 } else { 0.0 });
+        let play = PreparedPlay::new((1 << 40) + k as u64, &sounds[k % sounds.len()], params);
+        mixer_play(&mut mixer, play);
+    }
+    let mut out = vec![0.0f32; 2 * BLOCK];
+    mixer.process(&mut out);
+    engine.drain_events().for_each(drop);
+    let mut g = c.benchmark_group("refresh_levels");
+    g.throughput(Throughput::Elements(FULL_POOL as u64));
+    g.bench_function(BenchmarkId::from_parameter(FULL_POOL), |b| {
+        b.iter(|| refresh_all_levels(black_box(&mut mixer)))
+    });
+    g.finish();
+}
+
+/// The load-time analysis stealing ranks by, per second of stereo 48 kHz
+/// audio.
+fn loudness_analysis(c: &mut Criterion) {
+    let samples: Vec<f32> = (0..2 * 48_000)
+        .map(|i| ((i as f32) * 0.031).sin() * 0.5)
+        .collect();
+    let mut g = c.benchmark_group("loudness_analysis");
+    g.throughput(Throughput::Elements(48_000));
+    g.bench_function("stereo_48k_1s", |b| {
+        b.iter(|| measure_loudness(black_box(&samples), 2, 48_000))
+    });
+    g.finish();
 }
 
 /// Somewhere to keep live voices.
@@ -291,7 +344,13 @@ fn acquire_release(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, play_full_pool, acquire_release);
+criterion_group!(
+    benches,
+    play_full_pool,
+    refresh_levels,
+    loudness_analysis,
+    acquire_release
+);
 
 fn main() {
     benches();
@@ -303,6 +362,16 @@ fn main() {
         "Pool",
         &[
             (format!("play_full_pool/{FULL_POOL}"), 1.0, "play"),
+            (
+                format!("refresh_levels/{FULL_POOL}"),
+                FULL_POOL as f64,
+                "voice",
+            ),
+            (
+                "loudness_analysis/stereo_48k_1s".into(),
+                1.0,
+                "second of audio",
+            ),
             ("acquire_release/free_list".into(), OPS as f64, "op"),
             ("acquire_release/engine_pool".into(), OPS as f64, "op"),
             ("acquire_release/box".into(), OPS as f64, "op"),

@@ -214,6 +214,20 @@ pub fn engine_and_mixer(settings: EngineSettings) -> (Engine, Mixer) {
     Engine::new(settings).expect("valid settings")
 }
 
+/// Re-estimates the audibility of every live voice of `mixer` once (the
+/// voice manager's refresh, normally spread over blocks).
+pub fn refresh_all_levels(mixer: &mut Mixer) {
+    mixer.refresh_all_levels();
+}
+
+/// The load-time loudness analysis alone (K-weighting, 5 ms windows,
+/// running sums) of interleaved `samples`; returns its total energy so
+/// the work cannot be optimized away.
+pub fn measure_loudness(samples: &[f32], channels: usize, rate: u32) -> f64 {
+    let l = crate::sound::loudness::Loudness::measure(samples, channels, rate);
+    l.energy_to(f64::MAX / 4.0, false)
+}
+
 /// True when the mixer kernels use AVX2 on this machine.
 pub fn simd_kernels_available() -> bool {
     Isa::detect() != Isa::Scalar

@@ -47,7 +47,7 @@ pub struct SlotView {
     /// sine at volume 1.0 is about 0.77). It is the voice's K-weighted
     /// (ITU-R BS.1770) loudness as it will play over the next 100 ms,
     /// 300 ms and 1 s (position, pitch, loop and fades included), averaged,
-    /// times its volume and pan. Refreshed at least every 1024 frames and
+    /// times its volume and pan. Refreshed at least every 2048 frames and
     /// whenever the voice is changed; 0.0 for a free slot.
     pub level: f32,
 }

@@ -13,7 +13,7 @@
 //! What is stored is the running sum of the windows' power (a prefix sum, in
 //! `f64`), so that the mean power over *any* stretch of the sound, however
 //! long, starting anywhere, wrapping around a loop any number of times, is
-//! two reads and a division ([`Loudness::mean_power`]). Stealing asks for
+//! two reads and a division ([`Loudness::energy_to`]). Stealing asks for
 //! stretches whose length depends on the voice's pitch (a voice at pitch 2
 //! covers twice the sound in the same time), so fixed look-ahead tables would
 //! not do.
@@ -25,6 +25,14 @@ pub(crate) const WINDOW_SECONDS: f64 = 0.005;
 pub(crate) struct Loudness {
     /// Frames per window (at the sound's rate), at least 1.
     window_frames: u32,
+    /// Windows per frame: `1 / window_frames`.
+    per_frame: f64,
+    /// The sound's length in windows (fractional: the last window may be
+    /// partial), its inverse (0 for an empty sound), and the energy of one
+    /// whole pass: what a loop adds per lap.
+    period: f64,
+    inv_period: f64,
+    lap_energy: f64,
     /// `prefix[i]`: the sum of the power of windows `0..i` (each window's
     /// mean square of the K-weighted signal, summed over channels).
     /// `windows + 1` entries, the first 0.
@@ -57,10 +65,18 @@ impl Loudness {
             sum += power;
             prefix.push(sum);
         }
-        Loudness {
+        let per_frame = 1.0 / window_frames as f64;
+        let period = frames as f64 * per_frame;
+        let mut loudness = Loudness {
             window_frames: window_frames as u32,
+            per_frame,
+            period,
+            inv_period: if period > 0.0 { 1.0 / period } else { 0.0 },
+            lap_energy: 0.0,
             prefix: prefix.into_boxed_slice(),
-        }
+        };
+        loudness.lap_energy = loudness.integral(period);
+        loudness
     }
 
     /// The power of the window holding `frame` (0 past the end).
@@ -75,48 +91,52 @@ impl Loudness {
     /// The mean power per window over `span` frames of the sound from
     /// frame `from` (both fractional, `span > 0`). Past the end a one-shot
     /// is silent; a loop goes on from its start, as many times as it takes.
-    /// Real-time safe: a few arithmetic operations and four reads.
+    /// (Stealing uses [`Loudness::energy_to`] directly, sharing the read at
+    /// `from` between horizons.)
+    #[cfg(test)]
+    pub(crate) fn mean_power(&self, from: f64, span: f64, looping: bool) -> f64 {
+        let energy = self.energy_to(from + span, looping) - self.energy_to(from, looping);
+        energy * self.window_frames() / span
+    }
+
+    /// The power of all windows from the start of the sound up to frame
+    /// `at` (fractional, from 0; linear within a window), summed: for a
+    /// loop as if the sound repeated forever, for a one-shot held at its
+    /// total after the end. The difference of two is the energy between
+    /// them. Two table reads; no division and no library call.
     #[inline]
-    pub(crate) fn mean_power(&self, from: f64, span: f64, looping: bool) -> f32 {
-        let w = f64::from(self.window_frames);
-        let (a, b) = (from / w, (from + span) / w);
-        let total = (self.prefix.len() - 1) as f64; // windows
-        let energy = if looping {
-            self.looped_integral(b, total) - self.looped_integral(a, total)
+    pub(crate) fn energy_to(&self, at: f64, looping: bool) -> f64 {
+        let x = (at * self.per_frame).max(0.0);
+        if looping && self.period > 0.0 {
+            // Truncation is floor for x >= 0 (and saturates, never wraps);
+            // through i64, which x86-64 converts in one instruction.
+            let laps = (x * self.inv_period) as i64 as f64;
+            let rest = (x - laps * self.period).max(0.0);
+            laps * self.lap_energy + self.integral(rest)
         } else {
-            self.integral(b.min(total)) - self.integral(a.min(total))
-        };
-        let windows = span / w;
-        if windows > 0.0 && energy > 0.0 {
-            (energy / windows) as f32
-        } else {
-            0.0
+            self.integral(x)
         }
     }
 
-    /// The power summed from the start to `x` windows in (`0 <= x <=
-    /// windows`), linear within a window.
+    /// Frames per analysis window.
+    #[inline]
+    pub(crate) fn window_frames(&self) -> f64 {
+        f64::from(self.window_frames)
+    }
+
+    /// The power summed from the start to `x` windows in (`x >= 0`),
+    /// linear within a window, the total past the end.
     #[inline]
     fn integral(&self, x: f64) -> f64 {
-        let x = x.max(0.0);
-        let i = x as usize;
+        // Through i64 (one instruction on x86-64; x >= 0, and a huge x
+        // saturates to an index past the end, which reads the total).
+        let i = x as i64;
         let f = x - i as f64;
+        let i = i as usize;
         match (self.prefix.get(i), self.prefix.get(i + 1)) {
             (Some(&lo), Some(&hi)) => lo + (hi - lo) * f,
-            (Some(&lo), None) => lo,
             _ => self.prefix.last().copied().unwrap_or(0.0),
         }
-    }
-
-    /// [`Loudness::integral`] of a sound repeated forever.
-    #[inline]
-    fn looped_integral(&self, x: f64, windows: f64) -> f64 {
-        if windows <= 0.0 {
-            return 0.0;
-        }
-        let laps = (x / windows).floor();
-        let whole = self.prefix.last().copied().unwrap_or(0.0);
-        laps * whole + self.integral(x - laps * windows)
     }
 }
 
@@ -187,5 +207,51 @@ impl KWeighting {
     fn run(&mut self, x: f64) -> f64 {
         let y = self.stages[0].run(x);
         self.stages[1].run(y)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 1 kHz at `amp` for `loud` frames, then `quiet` frames of silence,
+    /// at 48 kHz (window 240 frames).
+    fn measure(amp: f32, loud: usize, quiet: usize) -> Loudness {
+        let mut s: Vec<f32> = (0..loud)
+            .map(|i| amp * (i as f32 * std::f32::consts::TAU / 48.0).sin())
+            .collect();
+        s.resize(loud + quiet, 0.0);
+        Loudness::measure(&s, 1, 48_000)
+    }
+
+    #[test]
+    fn mean_power_covers_any_stretch_of_a_one_shot() {
+        let l = measure(0.5, 48_000, 0);
+        let p = l.mean_power(12_000.0, 4_800.0, false);
+        // A steady tone: any stretch inside has the window power.
+        assert!(
+            (p / f64::from(l.power_at(24_000)) - 1.0).abs() < 1e-3,
+            "{p}"
+        );
+        // Half the stretch past the end: half the power.
+        let half = l.mean_power(48_000.0 - 2_400.0, 4_800.0, false);
+        assert!((half / p - 0.5).abs() < 1e-3, "{half} vs {p}");
+        assert_eq!(l.mean_power(60_000.0, 4_800.0, false), 0.0);
+    }
+
+    #[test]
+    fn a_loop_wraps_as_often_as_the_stretch_lasts() {
+        // 2,400 frames loud, 2,400 silent (10 windows each).
+        let l = measure(0.5, 2_400, 2_400);
+        let loud = l.mean_power(0.0, 2_400.0, true);
+        // 3.5 periods from the start: 4 loud halves of 7.
+        let p = l.mean_power(0.0, 3.5 * 4_800.0, true);
+        assert!((p / loud - 4.0 / 7.0).abs() < 1e-3, "{p} vs {loud}");
+        // Many periods on, the same stretch has the same power.
+        let later = l.mean_power(100.0 * 4_800.0 + 1_200.0, 4_800.0, true);
+        let first = l.mean_power(1_200.0, 4_800.0, true);
+        assert!((later / first - 1.0).abs() < 1e-9);
+        // A one-shot of the same does not wrap (only the filters ring on).
+        assert!(l.mean_power(2_400.0, 4_800.0, false) < 0.01 * loud);
     }
 }

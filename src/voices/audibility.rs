@@ -55,6 +55,8 @@ pub(crate) struct Playback {
 /// The horizons in output frames at one output rate.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Audibility {
+    /// Per horizon: its length in output frames, its weight divided by
+    /// that length (so the mean is a multiplication, not a division).
     horizons: [(f64, f64); 3],
 }
 
@@ -62,18 +64,31 @@ impl Audibility {
     pub(crate) fn new(out_rate: u32) -> Audibility {
         let rate = f64::from(out_rate.max(1));
         Audibility {
-            horizons: HORIZONS.map(|(seconds, weight)| ((seconds * rate).max(1.0), weight)),
+            horizons: HORIZONS.map(|(seconds, weight)| {
+                let frames = (seconds * rate).max(1.0);
+                (frames, weight / frames)
+            }),
         }
     }
 
     /// The voice's expected loss, in K-weighted power units (0 for silence;
-    /// comparable across voices, sounds and rates). Real-time safe.
+    /// comparable across voices, sounds and rates). Real-time safe: eight
+    /// table reads and one division.
     pub(crate) fn level(&self, loudness: &Loudness, p: &Playback) -> f32 {
+        if p.step <= 0.0 {
+            return 0.0;
+        }
+        // Energy is summed per window; over a span of `frames * step`
+        // source frames that is `frames * step / window` windows.
+        let scale = loudness.window_frames() / p.step;
+        let now = loudness.energy_to(p.position, p.looping);
+        let steady = (p.ramp_left == 0).then(|| mean_gain_power(p, 1.0));
         let mut sum = 0.0f64;
-        for &(frames, weight) in &self.horizons {
-            let content = loudness.mean_power(p.position, frames * p.step, p.looping);
-            if content > 0.0 {
-                sum += weight * f64::from(content) * mean_gain_power(p, frames);
+        for &(frames, weight_per_frame) in &self.horizons {
+            let energy = loudness.energy_to(p.position + frames * p.step, p.looping) - now;
+            if energy > 0.0 {
+                let gain = steady.unwrap_or_else(|| mean_gain_power(p, frames));
+                sum += weight_per_frame * scale * energy * gain;
             }
         }
         sum as f32
