@@ -185,3 +185,20 @@ pub struct TimedEvent {
     /// What happened.
     pub event: Event,
 }
+
+/// What to do with a new sound when every voice is busy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum StealPolicy {
+    /// Replace the voice the listener would miss least: the one with the
+    /// least perceived (BS.1770 K-weighted) loudness over the next 100 ms,
+    /// 300 ms and 1 s as it will play: its position, pitch and loop, times
+    /// its gain (volume, pan, fades in progress). A loud sound in its silent
+    /// tail goes before a faint one still sounding; a line of dialogue in a
+    /// pause, or a gunshot before its echo, is kept.
+    #[default]
+    Quietest,
+    /// Replace the voice that started first.
+    Oldest,
+    /// Never replace: the new sound is rejected (`Event::Rejected`).
+    Reject,
+}

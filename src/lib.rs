@@ -3,9 +3,10 @@
 //! A fixed pool of game-audio voices, mixed on the real-time audio thread
 //! without allocating, locking or blocking. When the game asks for a new
 //! sound while every voice is busy, the voice the player will miss least is
-//! stolen: the one that is *actually* quietest right now (its gain times the
-//! measured loudness of its sound at its current position), not the one with
-//! the lowest set volume.
+//! stolen: the one with the least perceived loudness (BS.1770 K-weighted)
+//! over the next 100 ms to 1 s as it will actually play (its position,
+//! pitch, loop and fades, times its volume), not the one with the lowest set
+//! volume.
 //!
 //! ```
 //! use voicepool::{EngineSettings, Event, OfflineEngine, PlayParams, Sound, StealPolicy};
@@ -29,13 +30,14 @@
 //!
 //! ## How it fits together
 //!
-//! - [`Sound`] ([`sound`]): decoded samples plus a loudness envelope, shared.
+//! - [`Sound`] ([`sound`]): decoded samples plus their loudness analysis, shared.
 //! - [`Engine`] / [`Controller`] ([`engine`]): the game side. Calls never block.
 //! - [`Mixer`] ([`mixer`]): the audio side, with the real-time contract.
 //! - [`AudioEngine`] ([`output::cpal`]): live output on a cpal device.
 //! - [`OfflineEngine`] ([`output::offline`]): deterministic rendering.
 //!
-//! See `DESIGN.md` in the repository for the stealing rules in full.
+//! `docs/ARCHITECTURE.md` in the repository has the layers, the data flow,
+//! the real-time rules and the stealing rules in full.
 //!
 //! ## Output level
 //!

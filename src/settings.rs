@@ -19,20 +19,7 @@ use std::time::Duration;
 
 use crate::error::EngineError;
 
-/// What to do with a new sound when every voice is busy.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum StealPolicy {
-    /// Replace the voice that is least audible right now: its gain (volume,
-    /// pan, fades) times the measured loudness of its sound at its current
-    /// position. A loud sound in its silent tail goes before a faint one
-    /// still sounding.
-    #[default]
-    Quietest,
-    /// Replace the voice that started first.
-    Oldest,
-    /// Never replace: the new sound is rejected (`Event::Rejected`).
-    Reject,
-}
+pub use crate::command::StealPolicy;
 
 /// Everything fixed when an engine starts. Build it with struct-update syntax:
 ///

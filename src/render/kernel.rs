@@ -3,7 +3,7 @@
 //!
 //! A segment is a run of output frames over which nothing changes but the
 //! source position (which advances by a fixed step) and, during a ramp, the
-//! gain (which changes by a fixed amount per frame). [`crate::voice::Voice`]
+//! gain (which changes by a fixed amount per frame). [`super::voice::Voice`]
 //! cuts its block into segments at the sound's end, the loop point and the
 //! end of a gain ramp, so the loops here never branch on voice state.
 //!

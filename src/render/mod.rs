@@ -1,7 +1,8 @@
 //! How it sounds: each voice's DSP state and its rendering into the mix bus
-//! ([`voice`]), the mixing kernels ([`kernel`]), and the output stage
-//! ([`limiter`]). Rendering renders what it is told; it never decides who
-//! plays (that is [`crate::voices`]).
+//! ([`voice`]), the mixing kernels ([`kernel`]), stolen voices fading out
+//! ([`tails`]) and the output stage ([`limiter`]). Rendering renders what
+//! it is told; it never decides who plays (that is the voice manager,
+//! `crate::voices`, which this layer does not import).
 //!
 //! Real-time contract: everything here runs on the audio thread, allocates
 //! nothing, takes no lock and indexes only within bounds it has checked.

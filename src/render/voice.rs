@@ -1,7 +1,7 @@
 //! [`Voice`]: how one playing instance of a sound sounds: its position,
 //! pitch, gains and fades, and the rendering of itself into a block. Who it
-//! is (id, priority, protection) is the voice manager's business
-//! ([`crate::voices`]), not kept here.
+//! is (id, priority, protection) is the voice manager's business, not kept
+//! here.
 //!
 //! Real-time contract: everything here runs on the audio thread. A voice is a
 //! plain value (the only heap reference is an `Arc` of sample data whose last
@@ -209,7 +209,7 @@ impl Voice {
     /// the end of a gain ramp; each segment is one call of a
     /// [`kernel::mix`] loop with nothing left to decide per frame.
     ///
-    /// A looping voice reads the sound's [`crate::loop_tile::LoopTile`] when
+    /// A looping voice reads the sound's [`crate::sound::loop_tile::LoopTile`] when
     /// it has one (short sounds, so that a loop of a few frames still runs in
     /// long segments), else the sound itself, rendering the one frame that
     /// interpolates from its last frame to its first on its own.
@@ -353,12 +353,10 @@ mod tests {
     }
 
     #[test]
-    fn a_pool_slot_fits_in_128_bytes_and_is_one_cache_line() {
+    fn a_voice_is_one_cache_line() {
         use std::mem::{align_of, size_of};
-        assert!(size_of::<crate::voices::free_list::Slot<Voice>>() <= 128);
-        // The layout the render loop and the pool are tuned for.
-        assert_eq!(size_of::<crate::voices::free_list::Slot<Voice>>(), 64);
-        assert_eq!(align_of::<crate::voices::free_list::Slot<Voice>>(), 64);
+        assert_eq!(size_of::<Voice>(), 64);
+        assert_eq!(align_of::<Voice>(), 64);
     }
 
     #[test]

@@ -17,7 +17,7 @@ pub(crate) mod free_list;
 mod id_index;
 pub(crate) mod victim;
 
-use crate::settings::StealPolicy;
+use crate::command::StealPolicy;
 use crate::simd::Isa;
 use free_list::{FreeList, Slot};
 use id_index::IdIndex;
