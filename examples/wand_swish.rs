@@ -210,6 +210,8 @@ struct VoiceRec {
     end: Option<u64>,
     stolen_by: Option<usize>,
     rejected: Option<u64>,
+    /// (frame, level) as `slots()` reported it: what stealing ranks by.
+    levels: Vec<(u64, f32)>,
 }
 
 /// Everything the demo watches: which sound each handle plays, where and
@@ -261,6 +263,7 @@ impl Show {
                     end: None,
                     stolen_by: None,
                     rejected: None,
+                    levels: Vec::new(),
                 });
             }
             Err(_) => self.play_errors += 1,
@@ -307,10 +310,12 @@ impl Show {
         }
     }
 
-    fn observe(&mut self, slots: &[SlotView]) {
+    /// Notes which slot each voice is in and its ranking level at `frame`.
+    fn observe(&mut self, slots: &[SlotView], frame: u64) {
         for (i, s) in slots.iter().enumerate() {
             if let Some(r) = s.voice.and_then(|h| self.rec(h)) {
                 r.slot = Some(i);
+                r.levels.push((frame, s.level));
             }
         }
     }
@@ -487,7 +492,7 @@ fn run_offline(args: &Args, bank: &Bank, path: &Path) -> Result<Show, String> {
         let events = engine.drain_timed_events();
         show.absorb(events);
         let slots = engine.slots();
-        show.observe(&slots);
+        show.observe(&slots, frame);
         if snapshots.first().is_some_and(|&at| frame >= at) {
             snapshots.remove(0);
             screen.draw(&show.panel(bank, &slots, &engine, show.seconds(frame)));
@@ -526,7 +531,7 @@ fn run_live(args: &Args, bank: &Bank, mut engine: AudioEngine) -> Show {
         let events = engine.drain_timed_events();
         show.absorb(events);
         let slots = engine.slots();
-        show.observe(&slots);
+        show.observe(&slots, engine.stats().frames_rendered);
         let done = t.as_secs_f64() >= args.seconds;
         if last_draw.elapsed() >= redraw || done {
             screen.draw(&show.panel(bank, &slots, &engine, t.as_secs_f64()));
@@ -668,9 +673,41 @@ fn short_name(sound: usize) -> String {
     }
 }
 
+/// A voice's ranking level over its life, as a light area inside its bar
+/// (`y`..`y + h`): -60 dB at the bottom, 0 dB at the top. Shows *why* a
+/// victim was taken: the lowest area in the pool at that moment.
+fn level_area(
+    v: &VoiceRec,
+    start: u64,
+    end: u64,
+    y: f64,
+    h: f64,
+    x: &dyn Fn(u64) -> f64,
+) -> String {
+    let points: Vec<(f64, f64)> = v
+        .levels
+        .iter()
+        .filter(|&&(f, _)| f >= start && f <= end)
+        .map(|&(f, l)| {
+            let db = 20.0 * f64::from(l).max(1e-6).log10();
+            let top = y + h * (1.0 - ((db + 60.0) / 60.0).clamp(0.0, 1.0));
+            (x(f), top)
+        })
+        .collect();
+    let (Some(first), Some(last)) = (points.first(), points.last()) else {
+        return String::new();
+    };
+    let mut d = format!("M{:.1} {:.1}", first.0, y + h);
+    for (px, py) in &points {
+        let _ = write!(d, " L{px:.1} {py:.1}");
+    }
+    let _ = write!(d, " L{:.1} {:.1} Z", last.0, y + h);
+    format!("<path d=\"{d}\" fill=\"#ffffff\" fill-opacity=\"0.45\" pointer-events=\"none\"/>\n")
+}
+
 /// The timeline: time across, one row per slot, a bar per voice labelled
-/// with its sound, a red mark where a voice was stolen, rejected plays on a
-/// row of their own.
+/// with its sound and filled with its ranking level over time, a red mark
+/// where a voice was stolen, rejected plays on a row of their own.
 fn timeline_svg(show: &Show, bank: &Bank, slots: usize, policy: &str) -> String {
     let seconds = show.seconds(show.end_frame).max(0.001);
     let px_per_s = (1_500.0 / seconds).clamp(20.0, 160.0);
@@ -697,6 +734,11 @@ fn timeline_svg(show: &Show, bank: &Bank, slots: usize, policy: &str) -> String 
         )
     }));
     items.push((
+        "inside a bar: its level as stealing ranks it (-60 to 0 dB)".into(),
+        "#555555",
+        "level",
+    ));
+    items.push((
         "stolen here (the next bar in the row is the thief)".into(),
         "#d62828",
         "mark",
@@ -717,6 +759,10 @@ fn timeline_svg(show: &Show, bank: &Bank, slots: usize, policy: &str) -> String 
                 format!(r#"<rect x="{lx:.1}" y="{ly}" width="12" height="12" rx="2" fill="{c}"/>"#)
             }
             "mark" => format!(r#"<path d="M{lx:.1} {ly} l10 0 l-5 9 z" fill="{c}"/>"#),
+            "level" => format!(
+                r##"<rect x="{lx:.1}" y="{ly}" width="12" height="12" rx="2" fill="{c}"/><path d="M{lx:.1} {:.1} l3 -6 l3 3 l3 -8 l3 5 l0 6 z" fill="#ffffff" fill-opacity="0.55"/>"##,
+                ly + 12.0
+            ),
             _ => format!(
                 r#"<path d="M{:.1} {:.1} l7 7 m0 -7 l-7 7" stroke="{c}" stroke-width="1.6"/>"#,
                 lx + 2.0,
@@ -830,6 +876,7 @@ fn timeline_svg(show: &Show, bank: &Bank, slots: usize, policy: &str) -> String 
             show.seconds(start),
             show.seconds(end)
         );
+        s.push_str(&level_area(v, start, end, y, bar_h, &x));
         let short = short_name(v.sound);
         let label = if w > name.len() as f64 * 6.2 + 6.0 {
             Some(name.to_string())
@@ -849,9 +896,12 @@ fn timeline_svg(show: &Show, bank: &Bank, slots: usize, policy: &str) -> String 
         if let Some(t) = v.stolen_by {
             let thief = bank.name(show.voices[t].sound);
             let ty = top + slot as f64 * row_h;
+            let level = v.levels.last().map_or(String::new(), |&(_, l)| {
+                format!(", its level {:.0} dB", 20.0 * l.max(1e-6).log10())
+            });
             let _ = writeln!(
                 s,
-                r##"<path d="M{:.1} {ty:.1} l8 0 l-4 7 z" fill="#d62828"><title>{name} stolen by {thief} at {:.3} s</title></path><line x1="{x1:.1}" y1="{ty:.1}" x2="{x1:.1}" y2="{:.1}" stroke="#d62828" stroke-width="1.2"/>"##,
+                r##"<path d="M{:.1} {ty:.1} l8 0 l-4 7 z" fill="#d62828"><title>{name} stolen by {thief} at {:.3} s{level}</title></path><line x1="{x1:.1}" y1="{ty:.1}" x2="{x1:.1}" y2="{:.1}" stroke="#d62828" stroke-width="1.2"/>"##,
                 x1 - 4.0,
                 show.seconds(end),
                 ty + row_h

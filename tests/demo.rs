@@ -108,6 +108,13 @@ fn the_demo_renders_the_spell_and_draws_the_timeline() {
         picture.contains(">swish<") && picture.contains(">ambience<"),
         "bars are labelled"
     );
+    // Each voice's ranking level is drawn inside its bar, and a steal's
+    // tooltip says the victim's level.
+    assert!(
+        picture.matches(r#"fill-opacity="0.45""#).count() > 50,
+        "levels are drawn inside the bars"
+    );
+    assert!(picture.contains("its level -"), "steals say the level");
 }
 
 #[test]
