@@ -1,5 +1,6 @@
 //! [`Sound`]: decoded sample data plus the loudness analysis that stealing
-//! ranks by ([`loudness`]), decoded from WAV ([`wav`]) or made in code.
+//! ranks by (`sound/loudness.rs`), decoded from WAV (`sound/wav.rs`) or made
+//! in code.
 //!
 //! A sound is decoded to `f32` once, on the game side, and shared by every voice
 //! that plays it (cloning a [`Sound`] clones an `Arc`). At load time voicepool
