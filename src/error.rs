@@ -206,7 +206,8 @@ impl std::error::Error for SoundError {
     }
 }
 
-/// Why [`crate::OfflineEngine::render_to_wav`] failed.
+/// Why [`crate::OfflineEngine::render_to_wav`] or a recording
+/// ([`crate::OfflineEngine::start_recording`]) failed.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum RenderError {
@@ -226,6 +227,20 @@ pub enum RenderError {
         /// What went wrong.
         source: io::Error,
     },
+    /// `start_recording` while a recording is running (to `path`); stop it
+    /// first.
+    AlreadyRecording {
+        /// The file being recorded.
+        path: PathBuf,
+    },
+    /// The recording reached what a WAV file can hold; the file holds
+    /// everything up to that point.
+    RecordingFull {
+        /// The file.
+        path: PathBuf,
+        /// How long that is at this rate.
+        max_seconds: f64,
+    },
 }
 
 impl fmt::Display for RenderError {
@@ -242,6 +257,16 @@ impl fmt::Display for RenderError {
                 "cannot render {seconds} seconds to WAV (a WAV file holds at most {max_seconds:.0})"
             ),
             RenderError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            RenderError::AlreadyRecording { path } => write!(
+                f,
+                "already recording to {} (stop_recording first)",
+                path.display()
+            ),
+            RenderError::RecordingFull { path, max_seconds } => write!(
+                f,
+                "{}: recording stopped at {max_seconds:.0} seconds, all a WAV file can hold",
+                path.display()
+            ),
         }
     }
 }
@@ -250,7 +275,7 @@ impl std::error::Error for RenderError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             RenderError::Io { source, .. } => Some(source),
-            RenderError::InvalidDuration(_) | RenderError::TooLong { .. } => None,
+            _ => None,
         }
     }
 }

@@ -99,7 +99,7 @@ pub use engine::{Controller, Engine};
 pub use error::{EngineError, PlayError, RenderError, SoundError};
 pub use mixer::Mixer;
 pub use output::cpal::{AudioEngine, StreamInfo};
-pub use output::offline::OfflineEngine;
+pub use output::offline::{OfflineEngine, Recording, WavFormat};
 pub use params::PlayParams;
 pub use settings::{EngineSettings, StealPolicy};
 pub use sound::Sound;

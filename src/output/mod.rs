@@ -3,3 +3,4 @@
 
 pub mod cpal;
 pub mod offline;
+mod recorder;

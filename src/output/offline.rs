@@ -11,6 +11,8 @@ use crate::engine::Engine;
 use crate::error::EngineError;
 pub use crate::error::RenderError;
 use crate::mixer::Mixer;
+use crate::output::recorder::Recorder;
+pub use crate::output::recorder::{Recording, WavFormat};
 use crate::settings::EngineSettings;
 
 /// The most frames one [`OfflineEngine::render`] call renders (2^24, about
@@ -45,6 +47,7 @@ pub struct OfflineEngine {
     engine: Engine,
     mixer: Mixer,
     buffer: Vec<f32>,
+    recorder: Option<Recorder>,
 }
 
 impl fmt::Debug for OfflineEngine {
@@ -64,6 +67,7 @@ impl OfflineEngine {
             engine,
             mixer,
             buffer: Vec::new(),
+            recorder: None,
         })
     }
 
@@ -84,7 +88,66 @@ impl OfflineEngine {
         }
         self.mixer.process(&mut self.buffer[..len]);
         self.engine.pump();
+        if let Some(r) = self.recorder.as_mut() {
+            r.write(&self.buffer[..len]);
+        }
         &self.buffer[..len]
+    }
+
+    /// Records everything rendered from now on ([`OfflineEngine::render`],
+    /// and [`OfflineEngine::render_to_wav`] too) into a stereo WAV file at
+    /// the engine's rate, until [`OfflineEngine::stop_recording`] (or until
+    /// the engine is dropped, which finishes the file as well). The file is
+    /// created now; its errors name it.
+    ///
+    /// A write error later does not interrupt rendering: the recording
+    /// stops there and `stop_recording` reports it. A recording longer than
+    /// a WAV file can hold ([`MAX_WAV_FRAMES`]) stops at that length, also
+    /// reported.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound, WavFormat};
+    /// let dir = std::env::temp_dir().join(format!("voicepool-doc-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir)?;
+    /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let beep: Vec<f32> = (0..4_800).map(|i| (i as f32 * 0.1).sin() * 0.3).collect();
+    /// engine.play(&Sound::from_samples(1, 48_000, beep)?, PlayParams::default())?;
+    ///
+    /// engine.start_recording(dir.join("take.wav"), WavFormat::Int16)?;
+    /// for _ in 0..10 {
+    ///     engine.render(480); // drive it as a test does, checking events as you go
+    /// }
+    /// let take = engine.stop_recording()?.expect("was recording");
+    /// assert_eq!(take.frames, 4_800);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn start_recording(
+        &mut self,
+        path: impl AsRef<Path>,
+        format: WavFormat,
+    ) -> Result<(), RenderError> {
+        if let Some(r) = &self.recorder {
+            return Err(RenderError::AlreadyRecording {
+                path: r.path().to_path_buf(),
+            });
+        }
+        self.recorder = Some(Recorder::create(path.as_ref(), format, self.sample_rate())?);
+        Ok(())
+    }
+
+    /// Stops recording and finishes the file: `Ok(Some(recording))` with
+    /// its path and length, `Ok(None)` if nothing was being recorded, or the
+    /// error that stopped it early (the file then holds everything up to
+    /// that point).
+    pub fn stop_recording(&mut self) -> Result<Option<Recording>, RenderError> {
+        self.recorder.take().map(Recorder::finish).transpose()
+    }
+
+    /// True between [`OfflineEngine::start_recording`] and
+    /// [`OfflineEngine::stop_recording`].
+    pub fn is_recording(&self) -> bool {
+        self.recorder.is_some()
     }
 
     /// Renders `seconds` of audio in [`WAV_BLOCK_FRAMES`]-frame blocks into
