@@ -47,7 +47,9 @@ pub struct OfflineEngine {
     engine: Engine,
     mixer: Mixer,
     buffer: Vec<f32>,
-    recorder: Option<Recorder>,
+    /// Boxed: a WAV writer and its buffer would otherwise make every
+    /// engine a few hundred bytes wider, recording or not.
+    recorder: Option<Box<Recorder>>,
 }
 
 impl fmt::Debug for OfflineEngine {
@@ -132,7 +134,11 @@ impl OfflineEngine {
                 path: r.path().to_path_buf(),
             });
         }
-        self.recorder = Some(Recorder::create(path.as_ref(), format, self.sample_rate())?);
+        self.recorder = Some(Box::new(Recorder::create(
+            path.as_ref(),
+            format,
+            self.sample_rate(),
+        )?));
         Ok(())
     }
 
@@ -141,7 +147,7 @@ impl OfflineEngine {
     /// error that stopped it early (the file then holds everything up to
     /// that point).
     pub fn stop_recording(&mut self) -> Result<Option<Recording>, RenderError> {
-        self.recorder.take().map(Recorder::finish).transpose()
+        self.recorder.take().map(|r| r.finish()).transpose()
     }
 
     /// True between [`OfflineEngine::start_recording`] and
