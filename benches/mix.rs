@@ -1,4 +1,5 @@
-//! Issue 4's mixing targets, through the public API.
+//! The mixing targets (first set in the project's issue 4), through the
+//! public API.
 //!
 //! - `w_44k1_to_48k/N`: workload W ([`Workload`]): N voices looping one-second
 //!   44.1 kHz mono sounds, resampled to 48 kHz stereo with volume, pan and

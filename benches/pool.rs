@@ -1,4 +1,4 @@
-//! Issue 4's pool targets.
+//! The pool targets (first set in the project's issue 4).
 //!
 //! - `play_full_pool/1024`: the audio side of one `play` into a full pool of
 //!   1024 voices, victim choice (quietest), steal and fade-out tail included.

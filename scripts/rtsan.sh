@@ -3,7 +3,7 @@
 # audio thread's entry points marked non-blocking (feature `rtsan`), plus the
 # self-test proving RTSan aborts on an allocation and on a mutex lock.
 # Any real-time violation aborts a test binary, and this script fails.
-# Recipe: shared/RTSAN.md (Debian's libclang-rt-19-dev; no download).
+# How and why: docs/RTSAN.md (Debian's libclang-rt-19-dev; no download).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
