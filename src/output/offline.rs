@@ -3,7 +3,6 @@
 //! script renders bit-identically every time.
 
 use std::fmt;
-use std::io;
 use std::ops::{Deref, DerefMut};
 use std::path::Path;
 
@@ -179,29 +178,14 @@ impl OfflineEngine {
                 max_seconds: MAX_WAV_FRAMES as f64 / rate,
             });
         }
-        let io_err = |e: hound::Error| RenderError::Io {
-            path: path.to_path_buf(),
-            source: match e {
-                hound::Error::IoError(e) => e,
-                other => io::Error::other(other.to_string()),
-            },
-        };
-        let spec = hound::WavSpec {
-            channels: 2,
-            sample_rate: self.sample_rate(),
-            bits_per_sample: 32,
-            sample_format: hound::SampleFormat::Float,
-        };
-        let mut wav = hound::WavWriter::create(path, spec).map_err(io_err)?;
+        let mut file = Recorder::create(path, WavFormat::Float32, self.sample_rate())?;
         let mut left = frames as u64;
-        while left > 0 {
+        while left > 0 && !file.failed() {
             let n = left.min(WAV_BLOCK_FRAMES as u64) as usize;
-            for &s in self.render(n) {
-                wav.write_sample(s).map_err(io_err)?;
-            }
+            file.write(self.render(n));
             left -= n as u64;
         }
-        wav.finalize().map_err(io_err)
+        file.finish().map(drop)
     }
 
     /// Heap memory of the whole engine, in bytes: [`Engine::memory_bytes`]

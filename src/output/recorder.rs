@@ -81,6 +81,12 @@ impl Recorder {
         &self.path
     }
 
+    /// True once a write failed or the file filled up: nothing more is
+    /// written.
+    pub(crate) fn failed(&self) -> bool {
+        self.error.is_some()
+    }
+
     /// Appends interleaved stereo `samples`. A write error, or reaching
     /// what a WAV file can hold, stops the recording; `finish` reports it.
     pub(crate) fn write(&mut self, samples: &[f32]) {
