@@ -30,6 +30,10 @@ use voicepool::{
     EngineSettings, Event, OfflineEngine, PlayParams, Sound, StealPolicy, VoiceHandle,
 };
 
+#[path = "../tests/support/k_weighting.rs"]
+mod k_weighting;
+use k_weighting::k_weight;
+
 const RATE: u32 = 48_000;
 const BLOCK: usize = 480;
 /// Loudness is kept per 5 ms window (240 frames): steals and starts fall
@@ -356,32 +360,6 @@ fn scenarios(seed: u64, seconds: f32) -> Vec<(&'static str, usize, Vec<Play>)> {
     }
     all.push(("battle", 8, plays));
     all
-}
-
-/// BS.1770 K-weighting at 48 kHz (the standard's published coefficients).
-fn k_weight(x: &mut [f64]) {
-    let stages: [([f64; 3], [f64; 2]); 2] = [
-        (
-            [
-                1.535_124_859_586_97,
-                -2.691_696_189_406_38,
-                1.198_392_810_852_85,
-            ],
-            [-1.690_659_293_182_41, 0.732_480_774_215_85],
-        ),
-        (
-            [1.0, -2.0, 1.0],
-            [-1.990_047_454_833_98, 0.990_072_250_366_21],
-        ),
-    ];
-    for (b, a) in stages {
-        let (mut x1, mut x2, mut y1, mut y2) = (0.0, 0.0, 0.0, 0.0);
-        for v in x.iter_mut() {
-            let y = b[0] * *v + b[1] * x1 + b[2] * x2 - a[0] * y1 - a[1] * y2;
-            (x2, x1, y2, y1) = (x1, *v, y1, y);
-            *v = y;
-        }
-    }
 }
 
 /// A voice's future as it renders alone: K-weighted power (both channels

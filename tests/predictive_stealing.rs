@@ -6,8 +6,11 @@
 //! public API.
 
 mod common;
+#[path = "support/k_weighting.rs"]
+mod k_weighting;
 
 use common::*;
+use k_weighting::k_weight;
 use voicepool::{EngineSettings, Event, OfflineEngine, PlayParams, Sound, StealPolicy};
 
 /// A piece of a test sound: `seconds` of a sine at `freq` Hz whose
@@ -244,33 +247,11 @@ fn voices_are_ranked_by_what_they_will_play_next() {
     );
 }
 
-/// BS.1770-4's K-weighting at 48 kHz, with the standard's published
-/// coefficients (stage 1 shelf, stage 2 high-pass): the reference the
-/// ranking must agree with.
+/// Mean K-weighted power of 48 kHz `samples`, after the filters settle:
+/// the reference the ranking must agree with.
 fn k_weighted_power(samples: &[f32]) -> f64 {
-    let stages: [([f64; 3], [f64; 2]); 2] = [
-        (
-            [
-                1.535_124_859_586_97,
-                -2.691_696_189_406_38,
-                1.198_392_810_852_85,
-            ],
-            [-1.690_659_293_182_41, 0.732_480_774_215_85],
-        ),
-        (
-            [1.0, -2.0, 1.0],
-            [-1.990_047_454_833_98, 0.990_072_250_366_21],
-        ),
-    ];
     let mut x: Vec<f64> = samples.iter().map(|&s| f64::from(s)).collect();
-    for (b, a) in stages {
-        let (mut x1, mut x2, mut y1, mut y2) = (0.0, 0.0, 0.0, 0.0);
-        for v in x.iter_mut() {
-            let y = b[0] * *v + b[1] * x1 + b[2] * x2 - a[0] * y1 - a[1] * y2;
-            (x2, x1, y2, y1) = (x1, *v, y1, y);
-            *v = y;
-        }
-    }
+    k_weight(&mut x);
     // Skip the first 100 ms (the filters settling).
     let tail = &x[4_800..];
     tail.iter().map(|y| y * y).sum::<f64>() / tail.len() as f64

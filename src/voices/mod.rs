@@ -40,8 +40,10 @@ impl Identity {
         protected: false,
     };
 
+    /// Its victim-choice key: protected voices and free slots (nobody)
+    /// are never candidates.
     fn key(&self, level: f32) -> u64 {
-        if self.protected {
+        if self.protected || self.id == Identity::NOBODY.id {
             NOT_A_CANDIDATE
         } else {
             victim::key(self.priority, level)
@@ -150,7 +152,6 @@ impl<V> VoicePool<V> {
         let v = self.slots.release(i)?;
         let id = self.who.get(i)?.id;
         self.set_meta(i, Identity::NOBODY, 0.0, 0, 0);
-        self.candidates.set(i, NOT_A_CANDIDATE, 0, 0);
         self.index.remove(id);
         Some((id, v))
     }
@@ -204,13 +205,9 @@ impl<V> VoicePool<V> {
         for _ in 0..count.min(len) {
             let i = self.refresh_cursor;
             self.refresh_cursor = if i + 1 >= len { 0 } else { i + 1 };
-            if let (Some(Slot::Live(v)), Some(l), Some(k)) = (
-                self.slots.slots().get(i),
-                self.levels.get_mut(i),
-                self.candidates.keys.get_mut(i),
-            ) {
-                *l = level(v);
-                *k = victim::with_level(*k, *l);
+            if let Some(Slot::Live(v)) = self.slots.slots().get(i) {
+                let l = level(v);
+                self.set_level(i, l);
             }
         }
     }
