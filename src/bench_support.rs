@@ -6,8 +6,8 @@
 use std::f32::consts::TAU;
 use std::sync::Arc;
 
-use crate::command::ValidParams;
 use crate::command::VoiceHandle;
+use crate::command::{EngineId, NO_GROUP};
 use crate::engine::Engine;
 use crate::mixer::Mixer;
 use crate::output::offline::OfflineEngine;
@@ -109,7 +109,7 @@ impl BenchVoice {
     /// A voice playing `sound` with default parameters at 48 kHz.
     pub fn new(sound: &Sound) -> BenchVoice {
         let params = PlayParams::default()
-            .validate()
+            .validate(EngineId::next())
             .expect("defaults are valid");
         BenchVoice(Voice::new(Arc::clone(&sound.data), &params, 48_000, 0))
     }
@@ -153,7 +153,7 @@ impl BenchPool {
     /// A pool of `voices` free slots.
     pub fn new(voices: usize) -> BenchPool {
         BenchPool {
-            pool: VoicePool::new(voices),
+            pool: VoicePool::new(voices, 0),
             next_id: 0,
         }
     }
@@ -166,6 +166,7 @@ impl BenchPool {
             id: self.next_id,
             priority: 128,
             protected: false,
+            group: NO_GROUP,
         };
         self.pool
             .acquire(who, voice.0, 1.0, self.next_id, 0)
@@ -187,7 +188,7 @@ impl BenchPool {
 pub struct PreparedPlay {
     id: u64,
     sound: Arc<SoundData>,
-    params: ValidParams,
+    params: PlayParams,
 }
 
 impl PreparedPlay {
@@ -197,7 +198,7 @@ impl PreparedPlay {
         PreparedPlay {
             id,
             sound: Arc::clone(&sound.data),
-            params: params.validate().expect("valid params"),
+            params,
         }
     }
 }
@@ -206,7 +207,10 @@ impl PreparedPlay {
 /// choice, steal with fade-out tail, events), as `Mixer::process` does for
 /// each play command it drains.
 pub fn mixer_play(mixer: &mut Mixer, play: PreparedPlay) {
-    mixer.play(play.id, play.sound, &play.params);
+    let params = (play.params)
+        .validate(mixer.engine_id())
+        .expect("valid params");
+    mixer.play(play.id, play.sound, &params);
 }
 
 /// An engine and its mixer, for driving the mixer directly.

@@ -56,7 +56,101 @@ impl EngineId {
     }
 }
 
-/// Parameters that passed validation: every float finite and in range.
+/// Names a group of voices made by `create_group` (an instance limit, a
+/// policy for a full group, a retrigger interval). `Copy + Eq + Hash`; only
+/// valid on the engine that made it: with another engine's group, `play`
+/// returns [`crate::PlayError::ForeignHandle`].
+///
+/// ```
+/// use voicepool::{EngineSettings, GroupSettings, OfflineEngine, PlayParams, Sound};
+/// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+/// let guns = engine.create_group(GroupSettings { max_voices: 4, ..Default::default() })?;
+/// let shot = Sound::from_samples(1, 48_000, vec![0.5; 4_800])?;
+/// engine.play(&shot, PlayParams::default().group(guns))?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GroupHandle {
+    engine: u32,
+    index: u16,
+}
+
+impl GroupHandle {
+    pub(crate) fn new(engine: EngineId, index: u16) -> GroupHandle {
+        GroupHandle {
+            engine: engine.0,
+            index,
+        }
+    }
+
+    /// The group's number on its engine, counting from 0 in the order the
+    /// groups were created.
+    pub fn index(self) -> u16 {
+        self.index
+    }
+
+    /// The group's index, if this handle was issued by `engine`.
+    pub(crate) fn index_in(self, engine: EngineId) -> Option<u16> {
+        (self.engine == engine.0).then_some(self.index)
+    }
+}
+
+/// Names a bus: a volume (with fades) and a pause switch shared by the
+/// voices that play on it. Every engine has a master bus
+/// ([`crate::Engine::master_bus`]), which every other bus feeds; more are
+/// made with `create_bus`. `Copy + Eq + Hash`; a bus of another engine does
+/// nothing on this one (and `play` refuses it with
+/// [`crate::PlayError::ForeignHandle`]).
+///
+/// ```
+/// use std::time::Duration;
+/// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+/// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+/// let music = engine.create_bus()?;
+/// let song = Sound::from_samples(1, 48_000, vec![0.5; 48_000])?;
+/// engine.play(&song, PlayParams::default().bus(music).looping(true))?;
+/// engine.set_bus_volume(music, 0.5, Duration::from_millis(200))?;
+/// assert_ne!(music, engine.master_bus());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BusHandle {
+    engine: u32,
+    index: u16,
+}
+
+impl BusHandle {
+    pub(crate) fn new(engine: EngineId, index: u16) -> BusHandle {
+        BusHandle {
+            engine: engine.0,
+            index,
+        }
+    }
+
+    /// The bus's number on its engine: 0 for the master bus, then 1, 2, ...
+    /// in the order buses were created.
+    pub fn index(self) -> u16 {
+        self.index
+    }
+
+    /// Whether this is its engine's master bus.
+    pub fn is_master(self) -> bool {
+        self.index == MASTER_BUS
+    }
+
+    /// The bus's index, if this handle was issued by `engine`.
+    pub(crate) fn index_in(self, engine: EngineId) -> Option<u16> {
+        (self.engine == engine.0).then_some(self.index)
+    }
+}
+
+/// The master bus's index: every engine's bus 0.
+pub(crate) const MASTER_BUS: u16 = 0;
+/// The group index of a voice in no group.
+pub(crate) const NO_GROUP: u16 = u16::MAX;
+
+/// Parameters that passed validation: every float finite and in range,
+/// group and bus indices of this engine.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ValidParams {
     pub(crate) volume: f32,
@@ -66,6 +160,18 @@ pub(crate) struct ValidParams {
     pub(crate) looping: bool,
     pub(crate) priority: u8,
     pub(crate) protected: bool,
+    /// [`NO_GROUP`] or a created group's index.
+    pub(crate) group: u16,
+    /// [`MASTER_BUS`] or a created bus's index.
+    pub(crate) bus: u16,
+}
+
+/// A group's settings that passed validation, in output frames.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ValidGroup {
+    pub(crate) max_voices: u32,
+    pub(crate) policy: StealPolicy,
+    pub(crate) min_interval: u32,
 }
 
 /// A request from the game side to the mixer.
@@ -91,6 +197,40 @@ pub(crate) enum Command {
         pitch: f32,
     },
     StopAll,
+    /// Stop with a fade of its own length, in output frames.
+    StopWithFade {
+        id: u64,
+        frames: u32,
+    },
+    /// Head for `volume` over exactly `frames` output frames.
+    FadeVolume {
+        id: u64,
+        volume: f32,
+        frames: u32,
+    },
+    Pause {
+        id: u64,
+    },
+    Resume {
+        id: u64,
+    },
+    /// Configure group `index` (sent once, by `create_group`).
+    SetGroup {
+        index: u16,
+        group: ValidGroup,
+    },
+    /// Head for `volume` over `frames` output frames (bus 0: the master).
+    SetBusVolume {
+        bus: u16,
+        volume: f32,
+        frames: u32,
+    },
+    PauseBus {
+        bus: u16,
+    },
+    ResumeBus {
+        bus: u16,
+    },
 }
 
 /// What happened to a voice, reported by the audio side.

@@ -30,6 +30,27 @@ pub enum PlayError {
     },
     /// The audio side is gone (its mixer was dropped).
     EngineStopped,
+    /// A value that can never make sense (a group of at most 0 voices).
+    Invalid {
+        /// Which parameter.
+        name: &'static str,
+        /// What it must be.
+        reason: &'static str,
+    },
+    /// Every group the engine was made with (`EngineSettings::groups`) is
+    /// already created.
+    TooManyGroups {
+        /// `EngineSettings::groups`.
+        max: usize,
+    },
+    /// Every bus the engine was made with (`EngineSettings::buses`) is
+    /// already created.
+    TooManyBuses {
+        /// `EngineSettings::buses`.
+        max: usize,
+    },
+    /// `play` was given a group or bus made by another engine.
+    ForeignHandle,
 }
 
 impl fmt::Display for PlayError {
@@ -40,6 +61,18 @@ impl fmt::Display for PlayError {
                 write!(f, "invalid {name}: {value} (must be finite)")
             }
             PlayError::EngineStopped => write!(f, "the engine's audio side has stopped"),
+            PlayError::Invalid { name, reason } => write!(f, "invalid {name}: {reason}"),
+            PlayError::TooManyGroups { max } => write!(
+                f,
+                "all {max} groups are created (raise EngineSettings::groups)"
+            ),
+            PlayError::TooManyBuses { max } => write!(
+                f,
+                "all {max} buses are created (raise EngineSettings::buses)"
+            ),
+            PlayError::ForeignHandle => {
+                write!(f, "the group or bus belongs to another engine")
+            }
         }
     }
 }

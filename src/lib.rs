@@ -94,14 +94,14 @@ mod voices;
 #[doc(hidden)]
 pub mod rtsan_selftest;
 
-pub use command::{Event, StreamErrorKind, TimedEvent, VoiceHandle};
-pub use engine::{Controller, Engine};
+pub use command::{BusHandle, Event, GroupHandle, StreamErrorKind, TimedEvent, VoiceHandle};
+pub use engine::{Controller, Engine, VoiceInfo};
 pub use error::{EngineError, PlayError, RenderError, SoundError};
 pub use mixer::Mixer;
 pub use output::cpal::{AudioEngine, StreamInfo};
 pub use output::offline::{OfflineEngine, Recording, WavFormat};
 pub use params::PlayParams;
-pub use settings::{EngineSettings, StealPolicy};
+pub use settings::{EngineSettings, GroupSettings, StealPolicy};
 pub use sound::Sound;
 pub use stats::{SlotView, Stats};
 

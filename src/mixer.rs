@@ -57,16 +57,15 @@ use ringbuf::HeapProd;
 
 use crate::command::ValidParams;
 use crate::command::{Command, EngineId, Event, TimedEvent, VoiceHandle};
-use crate::render::limiter::interleave_limited;
+use crate::render::buses::{Buses, BUS_FRAMES};
 use crate::render::tails::Tails;
 use crate::render::voice::Voice;
-use crate::settings::{EngineSettings, StealPolicy};
+use crate::settings::EngineSettings;
 use crate::simd::Isa;
 use crate::sound::SoundData;
 use crate::stats::Counters;
 use crate::voices::audibility::{Audibility, Playback};
-use crate::voices::victim::Victim;
-use crate::voices::{Identity, VoicePool};
+use crate::voices::{Identity, Newcomer, Placement, StealRules, VoicePool};
 
 pub use crate::render::limiter::LIMITER_THRESHOLD;
 
@@ -85,24 +84,19 @@ pub struct Mixer {
     tails: Tails,
     /// What a voice is worth hearing, at this output rate.
     audibility: Audibility,
-    policy: StealPolicy,
+    /// The master bus and the buses feeding it: planar mix buffers,
+    /// volumes and pauses.
+    buses: Buses,
+    rules: StealRules,
     out_rate: u32,
     max_commands: usize,
-    min_age: u64,
     steal_fade: u32,
     stop_fade: u32,
     param_ramp: u32,
-    master_gain: f32,
+    pause_fade: u32,
     frame: u64,
     next_order: u64,
-    /// The planar mix bus, [`BUS_FRAMES`] per channel.
-    bus_l: Box<[f32]>,
-    bus_r: Box<[f32]>,
-    isa: Isa,
 }
-
-/// Frames per channel of the mix bus; longer blocks render in pieces.
-const BUS_FRAMES: usize = 1024;
 
 /// Every live voice's audibility is recomputed at least once per this many
 /// output frames (about 43 ms at 48 kHz), spread evenly over blocks, and
@@ -130,28 +124,38 @@ impl Mixer {
             commands,
             events,
             counters,
-            pool: Box::new(VoicePool::new(settings.voices)),
+            pool: Box::new(VoicePool::new(settings.voices, settings.groups)),
             tails: Tails::new(settings.voices),
             audibility: Audibility::new(out_rate),
-            policy: settings.steal_policy,
+            buses: Buses::new(
+                settings.buses,
+                settings.master_gain,
+                frames(settings.pause_fade),
+            ),
+            rules: StealRules {
+                policy: settings.steal_policy,
+                min_age: u64::from(frames(settings.min_voice_age)),
+                isa: Isa::detect(),
+            },
             out_rate,
             max_commands: settings.command_capacity,
-            min_age: u64::from(frames(settings.min_voice_age)),
             steal_fade: frames(settings.steal_fade),
             stop_fade: frames(settings.stop_fade),
             param_ramp: frames(settings.param_ramp),
-            master_gain: settings.master_gain,
+            pause_fade: frames(settings.pause_fade),
             frame: 0,
             next_order: 0,
-            bus_l: vec![0.0; BUS_FRAMES].into_boxed_slice(),
-            bus_r: vec![0.0; BUS_FRAMES].into_boxed_slice(),
-            isa: Isa::detect(),
         }
     }
 
     /// The output rate this mixer renders at, in Hz.
     pub fn sample_rate(&self) -> u32 {
         self.out_rate
+    }
+
+    /// The engine this mixer belongs to.
+    pub(crate) fn engine_id(&self) -> EngineId {
+        self.engine
     }
 
     /// Output frames rendered so far.
@@ -184,34 +188,41 @@ impl Mixer {
             tails,
             events,
             counters,
-            bus_l,
-            bus_r,
-            isa,
-            master_gain,
+            buses,
+            rules,
             frame,
             ..
         } = self;
-        // The bus is planar (a buffer per channel): a mono voice adds to
-        // each side with one multiply per frame and no shuffling. Blocks
-        // longer than the bus are rendered in bus-sized pieces.
+        let isa = rules.isa;
+        // Each bus's buffer is planar (a buffer per channel): a mono voice
+        // adds to each side with one multiply per frame and no shuffling.
+        // Blocks longer than a bus buffer are rendered in pieces.
         let mut chunk_start = *frame;
         for chunk in out[..frames * 2].chunks_mut(2 * BUS_FRAMES) {
             let n = chunk.len() / 2;
-            let (l, r) = (&mut bus_l[..n], &mut bus_r[..n]);
-            l.fill(0.0);
-            r.fill(0.0);
-            pool.run(
-                |v| v.render(l, r, *isa),
-                |id, sounded| {
-                    Counters::bump(&counters.ended);
-                    // The frame after the voice's last sample.
-                    let at = chunk_start + sounded as u64;
-                    let voice = VoiceHandle::new(*engine, id);
-                    push_event(events, counters, at, Event::Ended { voice });
-                },
-            );
-            tails.render(l, r, *isa);
-            interleave_limited(l, r, *master_gain, chunk, *isa);
+            buses.begin_chunk(n);
+            // A voice renders into its bus, as far as the bus lets it (all
+            // of the chunk, up to the end of a pause fade, or nothing while
+            // frozen: then it holds its position, and one that was stopped
+            // ends at once, silent already).
+            let mut render = |v: &mut Voice| {
+                let b = v.bus();
+                let limit = buses.render_limit(b);
+                if limit == 0 {
+                    return v.is_stopping().then_some(0);
+                }
+                let (l, r) = buses.target(b);
+                v.render(&mut l[..limit], &mut r[..limit], isa)
+            };
+            pool.run(&mut render, |id, sounded| {
+                Counters::bump(&counters.ended);
+                // The frame after the voice's last sample.
+                let at = chunk_start + sounded as u64;
+                let voice = VoiceHandle::new(*engine, id);
+                push_event(events, counters, at, Event::Ended { voice });
+            });
+            tails.render(&mut render);
+            buses.finish_chunk(chunk, isa);
             chunk_start += n as u64;
         }
         self.refresh_levels(frames);
@@ -228,7 +239,7 @@ impl Mixer {
         std::mem::size_of::<VoicePool<Voice>>()
             + self.pool.memory_bytes()
             + self.tails.memory_bytes()
-            + (self.bus_l.len() + self.bus_r.len()) * std::mem::size_of::<f32>()
+            + self.buses.memory_bytes()
             + self.counters.memory_bytes()
     }
 
@@ -236,7 +247,7 @@ impl Mixer {
     /// benchmarks and tests that compare the two; the output is the same).
     #[cfg(feature = "hooks")]
     pub fn force_portable_kernels(&mut self) {
-        self.isa = Isa::Scalar;
+        self.rules.isa = Isa::Scalar;
     }
 
     /// Recomputes the audibility of as many voices as keep every one
@@ -244,9 +255,9 @@ impl Mixer {
     /// more frames.
     fn refresh_levels(&mut self, frames: usize) {
         let count = (self.pool.len() * frames).div_ceil(LEVEL_REFRESH_FRAMES);
-        let audibility = self.audibility;
+        let (audibility, buses) = (self.audibility, &self.buses);
         self.pool
-            .refresh_levels(count, |v| level_of(&audibility, v));
+            .refresh_levels(count, |v| level_of(&audibility, buses, v));
     }
 
     fn publish(&mut self) {
@@ -294,13 +305,40 @@ impl Mixer {
                 Command::StopAll => {
                     // Stolen voices still fading out are stopped too (a
                     // shorter fade wins; see `Voice::stop`).
-                    let (fade, audibility) = (self.stop_fade, self.audibility);
+                    let (fade, audibility, buses) = (self.stop_fade, self.audibility, &self.buses);
                     self.pool.update_all(|v| {
                         v.stop(fade);
-                        level_of(&audibility, v)
+                        Some(level_of(&audibility, buses, v))
                     });
                     self.tails.for_each(|v| v.stop(fade));
                 }
+                Command::StopWithFade { id, frames } => self.update(id, |v| v.stop(frames)),
+                Command::FadeVolume { id, volume, frames } => {
+                    self.update(id, |v| v.fade_volume(volume, frames))
+                }
+                Command::Pause { id } => {
+                    let fade = self.pause_fade;
+                    self.update(id, |v| v.pause(fade));
+                }
+                Command::Resume { id } => {
+                    let fade = self.pause_fade;
+                    self.update(id, |v| v.resume(fade));
+                }
+                Command::SetGroup { index, group } => self.pool.configure_group(index, group),
+                Command::SetBusVolume {
+                    bus,
+                    volume,
+                    frames,
+                } => {
+                    self.buses.set_volume(bus, volume, frames);
+                    // Its voices' audibility changes with it (stealing
+                    // counts a bus's volume as it will be after the fade).
+                    let (audibility, buses) = (self.audibility, &self.buses);
+                    self.pool
+                        .update_all(|v| (v.bus() == bus).then(|| level_of(&audibility, buses, v)));
+                }
+                Command::PauseBus { bus } => self.buses.set_paused(bus, true),
+                Command::ResumeBus { bus } => self.buses.set_paused(bus, false),
             }
         }
     }
@@ -308,52 +346,60 @@ impl Mixer {
     /// Applies `f` to live voice `id` (nothing if it is not live) and
     /// recomputes its audibility.
     fn update(&mut self, id: u64, f: impl FnOnce(&mut Voice)) {
-        let audibility = self.audibility;
+        let (audibility, buses) = (self.audibility, &self.buses);
         self.pool.update(id, |v| {
             f(v);
-            level_of(&audibility, v)
+            level_of(&audibility, buses, v)
         });
     }
 
     pub(crate) fn play(&mut self, id: u64, sound: Arc<SoundData>, params: &ValidParams) {
         let fade_in = (params.fade_in * self.out_rate as f32).round() as u32;
         let voice = Voice::new(sound, params, self.out_rate, fade_in);
-        let level = level_of(&self.audibility, &voice);
+        let level = level_of(&self.audibility, &self.buses, &voice);
         let who = Identity {
             id,
             priority: params.priority,
             protected: params.protected,
+            group: params.group,
         };
-        let (order, now) = (self.next_order, self.frame);
+        let now = self.frame;
         let handle = VoiceHandle::new(self.engine, id);
-        let voice = match self.pool.acquire(who, voice, level, order, now) {
-            Ok(_) => return self.started(handle),
-            Err(voice) => voice,
+        let new = Newcomer {
+            who,
+            voice,
+            level,
+            order: self.next_order,
+            now,
         };
-        let victim = self.pool.choose_victim(
-            self.policy,
-            params.priority,
-            self.frame,
-            self.min_age,
-            self.isa,
-        );
-        let Victim::Slot(i) = victim else {
-            Counters::bump(&self.counters.rejections);
-            self.event(Event::Rejected { voice: handle });
-            return; // `voice` drops here: only an Arc decrement.
-        };
-        if let Some(old) = self.pool.replace(i, who, voice, level, order, now) {
-            Counters::bump(&self.counters.steals);
-            self.event(Event::Stolen {
-                victim: VoiceHandle::new(self.engine, old.id),
-                by: handle,
-            });
-            // A voice that has sounded fades out; one that never rendered a
-            // frame (started this block) can be cut silently.
-            let mut old_voice = old.voice;
-            if old.start < now && old_voice.peak_gain() > 0.0 {
-                old_voice.stop(self.steal_fade);
-                self.tails.push(old_voice);
+        match self.pool.place(new, self.rules) {
+            Placement::Started => {}
+            Placement::Rejected { voice, limited } => {
+                Counters::bump(&self.counters.rejections);
+                if limited {
+                    Counters::bump(&self.counters.limited);
+                }
+                self.event(Event::Rejected { voice: handle });
+                drop(voice); // only an Arc decrement: the game side holds the sound
+                return;
+            }
+            Placement::Stole { old, limited } => {
+                Counters::bump(&self.counters.steals);
+                if limited {
+                    Counters::bump(&self.counters.limited);
+                }
+                self.event(Event::Stolen {
+                    victim: VoiceHandle::new(self.engine, old.id),
+                    by: handle,
+                });
+                // A voice that has sounded fades out; one that never
+                // rendered a frame (started this block), or is silent
+                // (paused), can be cut silently.
+                let mut old_voice = old.voice;
+                if old.start < now && old_voice.peak_gain() > 0.0 {
+                    old_voice.stop(self.steal_fade);
+                    self.tails.push(old_voice);
+                }
             }
         }
         self.started(handle);
@@ -401,9 +447,9 @@ impl Drop for Mixer {
 }
 
 /// What `voice` is worth hearing, from its sound's loudness and how it
-/// will play: the mixer joins the renderer's voice state to the voice
-/// manager's audibility, which never sees a `Voice`.
-fn level_of(audibility: &Audibility, voice: &Voice) -> f32 {
+/// will play, times its bus's volume: the mixer joins the renderer's voice
+/// state to the voice manager's audibility, which never sees a `Voice`.
+fn level_of(audibility: &Audibility, buses: &Buses, voice: &Voice) -> f32 {
     let (gain, target, ramp_left) = voice.gain_path();
     let sound = voice.sound();
     let playback = Playback {
@@ -415,7 +461,7 @@ fn level_of(audibility: &Audibility, voice: &Voice) -> f32 {
         ramp_left,
         channels: sound.channels,
     };
-    audibility.level(&sound.loudness, &playback)
+    audibility.level(&sound.loudness, &playback) * buses.audible_power(voice.bus())
 }
 
 fn push_event(events: &mut HeapProd<TimedEvent>, counters: &Counters, frame: u64, event: Event) {

@@ -9,6 +9,10 @@
 //! | fade-in | `0.0..=`[`MAX_FADE_SECONDS`] seconds | clamped | rejected |
 //! | priority | any `u8` (higher survives stealing) | cannot be | cannot be |
 //! | looping, protected | `bool` | cannot be | cannot be |
+//! | group, bus | a handle of this engine | another engine's: [`PlayError::ForeignHandle`] | cannot be |
+//! | fade durations (`fade_volume`, `stop_with_fade`, bus fades) | up to [`MAX_FADE_SECONDS`] | clamped | cannot be |
+//! | bus volume | `0.0..=`[`MAX_VOLUME`] | clamped | rejected |
+//! | master volume | `0.0..=`[`MAX_MASTER_VOLUME`] | clamped | rejected |
 //!
 //! The same rules hold for [`Controller::set_volume`], [`Controller::set_pan`]
 //! and [`Controller::set_pitch`]. "Clamped" means the nearest end of the
@@ -24,7 +28,9 @@
 //! [`Controller::set_pan`]: crate::Controller::set_pan
 //! [`Controller::set_pitch`]: crate::Controller::set_pitch
 
-use crate::command::ValidParams;
+use std::time::Duration;
+
+use crate::command::{BusHandle, EngineId, GroupHandle, ValidParams, MASTER_BUS, NO_GROUP};
 use crate::error::PlayError;
 
 /// Loudest volume accepted (linear gain, +12 dB).
@@ -35,8 +41,12 @@ pub const MIN_AUDIBLE_VOLUME: f32 = 1.0e-5;
 pub const MIN_PITCH: f32 = 1.0 / 64.0;
 /// Highest pitch factor accepted (six octaves up).
 pub const MAX_PITCH: f32 = 64.0;
-/// Longest fade-in accepted, in seconds.
+/// Longest fade accepted (fade-in, volume fades, stop fades, bus fades),
+/// in seconds.
 pub const MAX_FADE_SECONDS: f32 = 60.0;
+/// Loudest master volume accepted (linear gain, the same range as
+/// `EngineSettings::master_gain`).
+pub const MAX_MASTER_VOLUME: f32 = 16.0;
 
 /// How to play a sound: a small builder, `Copy`, with the defaults a game
 /// expects (full volume, centre, original pitch, once, priority 128).
@@ -55,6 +65,8 @@ pub struct PlayParams {
     priority: u8,
     protected: bool,
     fade_in: f32,
+    group: Option<GroupHandle>,
+    bus: Option<BusHandle>,
 }
 
 impl Default for PlayParams {
@@ -67,6 +79,8 @@ impl Default for PlayParams {
             priority: 128,
             protected: false,
             fade_in: 0.0,
+            group: None,
+            bus: None,
         }
     }
 }
@@ -115,6 +129,27 @@ impl PlayParams {
         self.fade_in = seconds;
         self
     }
+    /// Play as a member of `group` (made by
+    /// [`crate::Controller::create_group`]): the group's limit, policy and
+    /// retrigger interval apply. Default: no group.
+    pub fn group(mut self, group: GroupHandle) -> Self {
+        self.group = Some(group);
+        self
+    }
+    /// Play on `bus` (made by [`crate::Controller::create_bus`]): its
+    /// volume and pause apply. Default: the master bus.
+    pub fn bus(mut self, bus: BusHandle) -> Self {
+        self.bus = Some(bus);
+        self
+    }
+    /// The group set, if any.
+    pub fn get_group(&self) -> Option<GroupHandle> {
+        self.group
+    }
+    /// The bus set (`None`: the master bus).
+    pub fn get_bus(&self) -> Option<BusHandle> {
+        self.bus
+    }
     /// The priority set.
     pub fn get_priority(&self) -> u8 {
         self.priority
@@ -124,9 +159,20 @@ impl PlayParams {
         self.protected
     }
 
-    /// Checks and clamps every value (see the module docs).
-    pub(crate) fn validate(&self) -> Result<ValidParams, PlayError> {
+    /// Checks and clamps every value (see the module docs) for a play on
+    /// `engine`.
+    pub(crate) fn validate(&self, engine: EngineId) -> Result<ValidParams, PlayError> {
+        let group = match self.group {
+            Some(g) => g.index_in(engine).ok_or(PlayError::ForeignHandle)?,
+            None => NO_GROUP,
+        };
+        let bus = match self.bus {
+            Some(b) => b.index_in(engine).ok_or(PlayError::ForeignHandle)?,
+            None => MASTER_BUS,
+        };
         Ok(ValidParams {
+            group,
+            bus,
             volume: valid_volume(self.volume)?,
             pan: valid_pan(self.pan)?,
             pitch: valid_pitch(self.pitch)?,
@@ -159,24 +205,42 @@ pub(crate) fn valid_pitch(p: f32) -> Result<f32, PlayError> {
     Ok(finite("pitch", p)?.clamp(MIN_PITCH, MAX_PITCH))
 }
 
+pub(crate) fn valid_master_volume(v: f32) -> Result<f32, PlayError> {
+    let v = finite("volume", v)?.clamp(0.0, MAX_MASTER_VOLUME);
+    Ok(if v < MIN_AUDIBLE_VOLUME { 0.0 } else { v })
+}
+
+/// A fade's length in output frames at `rate`, clamped to
+/// [`MAX_FADE_SECONDS`].
+pub(crate) fn fade_frames(d: Duration, rate: u32) -> u32 {
+    let seconds = d.as_secs_f64().min(f64::from(MAX_FADE_SECONDS));
+    (seconds * f64::from(rate)).round() as u32
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn nan_and_infinity_are_rejected_finite_values_clamped() {
-        assert!(PlayParams::default().volume(f32::NAN).validate().is_err());
-        assert!(PlayParams::default().pan(f32::INFINITY).validate().is_err());
+        assert!(PlayParams::default()
+            .volume(f32::NAN)
+            .validate(EngineId::next())
+            .is_err());
+        assert!(PlayParams::default()
+            .pan(f32::INFINITY)
+            .validate(EngineId::next())
+            .is_err());
         assert!(PlayParams::default()
             .pitch(f32::NEG_INFINITY)
-            .validate()
+            .validate(EngineId::next())
             .is_err());
         let v = PlayParams::default()
             .volume(100.0)
             .pan(-7.0)
             .pitch(0.0)
             .fade_in(-1.0)
-            .validate()
+            .validate(EngineId::next())
             .unwrap();
         assert_eq!(
             (v.volume, v.pan, v.pitch, v.fade_in),

@@ -11,7 +11,9 @@
 //! | `voices` | `1..=`[`MAX_VOICES`] |
 //! | `sample_rate` | [`OUTPUT_RATE_RANGE`] |
 //! | `command_capacity`, `event_capacity` | `1..=1_048_576` |
-//! | `min_voice_age`, `steal_fade`, `stop_fade`, `param_ramp` | at most 60 s (0 is allowed: no fade, a cut) |
+//! | `min_voice_age`, `steal_fade`, `stop_fade`, `param_ramp`, `pause_fade` | at most 60 s (0 is allowed: no fade, a cut) |
+//! | `groups` | `0..=`[`MAX_GROUPS`] |
+//! | `buses` | `0..=`[`MAX_BUSES`] (besides the master bus) |
 //! | `master_gain` | finite, `0.0..=16.0` |
 //! | `buffer_frames` | `None` or at least 1 |
 
@@ -68,6 +70,74 @@ pub struct EngineSettings {
     /// Live output: the buffer size to ask the device for, in frames;
     /// `None` for the device's default.
     pub buffer_frames: Option<u32>,
+    /// Groups that [`crate::Controller::create_group`] can make (0 to
+    /// [`MAX_GROUPS`]); their state is allocated when the engine is made.
+    /// Default 64.
+    pub groups: usize,
+    /// Buses that [`crate::Controller::create_bus`] can make besides the
+    /// master bus (0 to [`MAX_BUSES`]). Each costs 8 KiB of mix buffer,
+    /// allocated when the engine is made. Default 16.
+    pub buses: usize,
+    /// The fade of a pause and of a resume, for one voice
+    /// ([`crate::Controller::pause`]) or a bus ([`crate::Controller::pause_bus`]):
+    /// short enough to feel instant, long enough not to click. Default 5 ms.
+    pub pause_fade: Duration,
+}
+
+/// The most groups an engine may have.
+pub const MAX_GROUPS: usize = 4_096;
+/// The most buses an engine may have besides its master bus.
+pub const MAX_BUSES: usize = 255;
+
+/// How a group of voices behaves: at most `max_voices` of its members sound
+/// at once, a new member of a full group is handled by `policy` among the
+/// group's own members (never by stealing outside the group), and a member
+/// started sooner than `min_interval` after the group's last accepted start
+/// is rejected. Build it with struct-update syntax:
+///
+/// ```
+/// use std::time::Duration;
+/// use voicepool::{EngineSettings, GroupSettings, OfflineEngine, PlayParams, Sound, StealPolicy};
+/// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+/// let footsteps = engine.create_group(GroupSettings {
+///     max_voices: 2,
+///     policy: StealPolicy::Oldest,
+///     min_interval: Duration::from_millis(50),
+/// })?;
+/// let step = Sound::from_samples(1, 48_000, vec![0.3; 2_400])?;
+/// engine.play(&step, PlayParams::default().group(footsteps))?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// | field | accepted | otherwise |
+/// | --- | --- | --- |
+/// | `max_voices` | at least 1; more than the pool has means no group limit | 0 is rejected ([`crate::PlayError::Invalid`]) |
+/// | `policy` | any | |
+/// | `min_interval` | up to 60 s | longer is clamped to 60 s |
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GroupSettings {
+    /// Members that may sound at once. Default: no limit (`usize::MAX`).
+    pub max_voices: usize,
+    /// What a full group does with a new member: [`StealPolicy::Quietest`]
+    /// (default) replaces the member the listener misses least, by the same
+    /// audibility as the pool; [`StealPolicy::Oldest`] the oldest member;
+    /// [`StealPolicy::Reject`] refuses the newcomer. Protected members are
+    /// never replaced, and a newcomer of lower priority than every
+    /// unprotected member is rejected, as in the pool.
+    pub policy: StealPolicy,
+    /// A member started sooner than this after the group's last accepted
+    /// start is rejected (a machine gun's rate, footsteps). Default 0.
+    pub min_interval: Duration,
+}
+
+impl Default for GroupSettings {
+    fn default() -> Self {
+        GroupSettings {
+            max_voices: usize::MAX,
+            policy: StealPolicy::Quietest,
+            min_interval: Duration::ZERO,
+        }
+    }
 }
 
 /// The most voices an engine may have.
@@ -90,6 +160,9 @@ impl Default for EngineSettings {
             master_gain: 1.0,
             device: None,
             buffer_frames: None,
+            groups: 64,
+            buses: 16,
+            pause_fade: Duration::from_millis(5),
         }
     }
 }
@@ -129,6 +202,7 @@ impl EngineSettings {
             ("steal_fade", self.steal_fade),
             ("stop_fade", self.stop_fade),
             ("param_ramp", self.param_ramp),
+            ("pause_fade", self.pause_fade),
         ] {
             if d > Duration::from_secs(60) {
                 return bad(format!("{name} = {d:?} (must be at most 60 s)"));
@@ -139,6 +213,15 @@ impl EngineSettings {
                 "master_gain = {} (must be finite, 0 to 16)",
                 self.master_gain
             ));
+        }
+        if self.groups > MAX_GROUPS {
+            return bad(format!(
+                "groups = {} (must be 0 to {MAX_GROUPS})",
+                self.groups
+            ));
+        }
+        if self.buses > MAX_BUSES {
+            return bad(format!("buses = {} (must be 0 to {MAX_BUSES})", self.buses));
         }
         if self.buffer_frames == Some(0) {
             return bad("buffer_frames = 0 (must be at least 1)".into());

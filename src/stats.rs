@@ -21,6 +21,11 @@ pub struct Stats {
     pub rejections: u64,
     /// Voices that ended (`Event::Ended`).
     pub ended: u64,
+    /// Plays a group limited: rejected for a full group (policy `Reject`,
+    /// or no member could be replaced) or for coming sooner than its
+    /// `min_interval`, or started by replacing a member of their own full
+    /// group. Counted in `rejections` or `steals` as well.
+    pub limited: u64,
     /// Calls that returned `PlayError::QueueFull`.
     pub dropped_commands: u64,
     /// Events the game never saw because it did not call
@@ -68,6 +73,7 @@ pub(crate) struct Counters {
     pub(crate) steals: AtomicU64,
     pub(crate) rejections: AtomicU64,
     pub(crate) ended: AtomicU64,
+    pub(crate) limited: AtomicU64,
     pub(crate) dropped_commands: AtomicU64,
     pub(crate) lost_events: AtomicU64,
     pub(crate) frames: AtomicU64,
@@ -110,6 +116,7 @@ impl Counters {
             steals: self.steals.load(Relaxed),
             rejections: self.rejections.load(Relaxed),
             ended: self.ended.load(Relaxed),
+            limited: self.limited.load(Relaxed),
             dropped_commands: self.dropped_commands.load(Relaxed),
             lost_events: self.lost_events.load(Relaxed),
             frames_rendered: self.frames.load(Relaxed),

@@ -1,12 +1,14 @@
 //! How it sounds: each voice's DSP state and its rendering into the mix bus
 //! ([`voice`]), the mixing kernels ([`kernel`]), stolen voices fading out
-//! ([`tails`]) and the output stage ([`limiter`]). Rendering renders what
+//! ([`tails`]), the buses voices play on and the master ([`buses`]), and the
+//! output stage ([`limiter`]). Rendering renders what
 //! it is told; it never decides who plays (that is the voice manager,
 //! `crate::voices`, which this layer does not import).
 //!
 //! Real-time contract: everything here runs on the audio thread, allocates
 //! nothing, takes no lock and indexes only within bounds it has checked.
 
+pub(crate) mod buses;
 pub(crate) mod kernel;
 pub(crate) mod limiter;
 pub(crate) mod tails;

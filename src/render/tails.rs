@@ -9,8 +9,6 @@
 //! drops only the voice's `Arc` (never the last one: the game side keeps the
 //! sample data alive).
 
-use crate::simd::Isa;
-
 use super::voice::Voice;
 
 /// Stolen voices fading out, at most as many as the pool has voices.
@@ -57,12 +55,13 @@ impl Tails {
         self.voices.iter_mut().for_each(f);
     }
 
-    /// Renders every tail into the planar bus `l`, `r`, dropping those that
+    /// Renders every tail with `render` (which returns `Some` once the
+    /// voice has ended, as [`Voice::render`] does), dropping those that
     /// have faded out.
-    pub(crate) fn render(&mut self, l: &mut [f32], r: &mut [f32], isa: Isa) {
+    pub(crate) fn render(&mut self, mut render: impl FnMut(&mut Voice) -> Option<usize>) {
         let mut t = 0;
         while let Some(v) = self.voices.get_mut(t) {
-            if v.render(l, r, isa).is_none() {
+            if render(v).is_none() {
                 t += 1;
             } else {
                 self.voices.swap_remove(t);

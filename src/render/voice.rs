@@ -25,6 +25,10 @@ pub(crate) enum Phase {
     /// Fading to silence (stopped, or stolen and moved to a tail slot); it
     /// ends when its gain ramp reaches zero.
     Stopping,
+    /// Fading to silence for a pause; paused when the ramp ends.
+    Pausing,
+    /// Holding its position, rendering nothing, until resumed.
+    Paused,
 }
 
 /// One playing instance's DSP state. Built whole by [`Voice::new`]: a reused
@@ -47,6 +51,12 @@ pub(crate) struct Voice {
     ramp_left: u32,
     volume: f32,
     pan: f32,
+    /// While pausing or paused: the frames that were left of the gain ramp
+    /// in progress when the pause began (a fade-in, a volume fade), so a
+    /// resume finishes it rather than cutting it short.
+    resume_ramp: u32,
+    /// The bus it plays on (its index; 0 is the master).
+    bus: u16,
     looping: bool,
     phase: Phase,
 }
@@ -109,9 +119,63 @@ impl Voice {
             ramp_left,
             volume: params.volume,
             pan: params.pan,
+            resume_ramp: 0,
+            bus: params.bus,
             looping: params.looping,
             phase: Phase::Playing,
         }
+    }
+
+    /// The bus it plays on.
+    #[inline]
+    pub(crate) fn bus(&self) -> u16 {
+        self.bus
+    }
+
+    /// Heads for `volume` over exactly `frames` (a fade the game asked
+    /// for: unlike [`Voice::set_volume`], its length is the caller's, and
+    /// it replaces a ramp in progress). Linear in amplitude. While paused,
+    /// the fade runs on from the resume.
+    pub(crate) fn fade_volume(&mut self, volume: f32, frames: u32) {
+        self.volume = volume;
+        match self.phase {
+            Phase::Playing => {
+                self.ramp_to(pan_gains(volume, self.pan, self.sound.channels), frames)
+            }
+            Phase::Pausing | Phase::Paused => self.resume_ramp = frames,
+            Phase::Stopping => {}
+        }
+    }
+
+    /// Fades out over `frames`, then holds its position (rendering
+    /// nothing) until [`Voice::resume`]. Does nothing unless playing.
+    pub(crate) fn pause(&mut self, frames: u32) {
+        if self.phase != Phase::Playing {
+            return;
+        }
+        self.resume_ramp = self.ramp_left;
+        self.phase = Phase::Pausing;
+        self.ramp_to([0.0; 2], frames);
+        if frames == 0 {
+            self.phase = Phase::Paused;
+        }
+    }
+
+    /// Fades back in (over `frames`, or what was left of a fade the pause
+    /// interrupted, whichever is longer) from where the pause left it.
+    /// Does nothing unless pausing or paused.
+    pub(crate) fn resume(&mut self, frames: u32) {
+        if !matches!(self.phase, Phase::Pausing | Phase::Paused) {
+            return;
+        }
+        self.phase = Phase::Playing;
+        let target = pan_gains(self.volume, self.pan, self.sound.channels);
+        self.ramp_to(target, frames.max(self.resume_ramp));
+    }
+
+    /// True while stopping (fading to its end, or stopped while frozen).
+    pub(crate) fn is_stopping(&self) -> bool {
+        self.phase == Phase::Stopping
     }
 
     /// Changes volume, ramping over `ramp` frames. Ignored while stopping.
@@ -151,11 +215,15 @@ impl Voice {
     }
 
     /// Starts a fade to silence over `frames`; the voice ends when it is silent.
-    /// A voice already stopping keeps the shorter of the two fades.
+    /// A voice already stopping (or fading for a pause) keeps the shorter of
+    /// the two fades; a paused voice, already silent, ends at once.
     pub(crate) fn stop(&mut self, frames: u32) {
-        if self.phase == Phase::Stopping && self.ramp_left <= frames {
-            return;
-        }
+        let frames = match self.phase {
+            Phase::Stopping if self.ramp_left <= frames => return,
+            Phase::Pausing => frames.min(self.ramp_left),
+            Phase::Paused => 0,
+            _ => frames,
+        };
         self.phase = Phase::Stopping;
         self.ramp_to([0.0; 2], frames);
     }
@@ -184,9 +252,17 @@ impl Voice {
     }
 
     /// Per output channel, the gain now and the gain the ramp in progress
-    /// heads for, and the output frames left in that ramp.
+    /// heads for, and the output frames left in that ramp. For a paused
+    /// (or pausing) voice, the gain it will have when resumed: it ranks by
+    /// what it will play then.
     pub(crate) fn gain_path(&self) -> ([f32; 2], [f32; 2], u32) {
-        (self.gain, self.target, self.ramp_left)
+        match self.phase {
+            Phase::Pausing | Phase::Paused => {
+                let g = pan_gains(self.volume, self.pan, self.sound.channels);
+                (g, g, 0)
+            }
+            _ => (self.gain, self.target, self.ramp_left),
+        }
     }
 
     /// The sound this voice plays.
@@ -203,7 +279,9 @@ impl Voice {
     /// must be as long as each other). Returns `None` while the voice goes
     /// on, and `Some(frames)` when it has ended (reached the end of a
     /// one-shot sound or finished fading) after sounding `frames` frames of
-    /// this call; the rest of the bus is then left untouched.
+    /// this call; the rest of the bus is then left untouched. A paused voice
+    /// renders nothing and does not move; a pausing one stops moving at the
+    /// exact frame its fade ends.
     ///
     /// The block is cut into segments at the sound's end, the loop point and
     /// the end of a gain ramp; each segment is one call of a
@@ -233,7 +311,11 @@ impl Voice {
             if self.is_finished() {
                 return Some(done);
             }
-            if done >= total {
+            if self.phase == Phase::Pausing && self.ramp_left == 0 {
+                // The pause's fade ended exactly here: hold this position.
+                self.phase = Phase::Paused;
+            }
+            if done >= total || self.phase == Phase::Paused {
                 return None;
             }
             let idx = self.pos >> FRAC_BITS;

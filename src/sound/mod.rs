@@ -180,6 +180,12 @@ impl Sound {
         }
     }
 
+    /// The name as a shared string (for the engine's record of what each
+    /// voice plays).
+    pub(crate) fn name_arc(&self) -> Arc<str> {
+        Arc::clone(&self.name)
+    }
+
     /// The sound's name: the file stem for files, `"samples"` otherwise.
     pub fn name(&self) -> &str {
         &self.name

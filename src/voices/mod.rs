@@ -14,12 +14,14 @@
 
 pub(crate) mod audibility;
 pub(crate) mod free_list;
+mod groups;
 mod id_index;
 pub(crate) mod victim;
 
-use crate::command::StealPolicy;
+use crate::command::{StealPolicy, ValidGroup, NO_GROUP};
 use crate::simd::Isa;
 use free_list::{FreeList, Slot};
+use groups::{Admission, Groups};
 use id_index::IdIndex;
 use victim::{Candidates, Victim, NOT_A_CANDIDATE};
 
@@ -31,6 +33,8 @@ pub(crate) struct Identity {
     pub(crate) id: u64,
     pub(crate) priority: u8,
     pub(crate) protected: bool,
+    /// Its group's index, or `NO_GROUP`.
+    pub(crate) group: u16,
 }
 
 impl Identity {
@@ -38,6 +42,7 @@ impl Identity {
         id: 0,
         priority: 0,
         protected: false,
+        group: NO_GROUP,
     };
 
     /// Its victim-choice key: protected voices and free slots (nobody)
@@ -59,6 +64,39 @@ pub(crate) struct Replaced<V> {
     pub(crate) start: u64,
 }
 
+/// The pool-wide stealing rules a placement follows.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct StealRules {
+    pub(crate) policy: StealPolicy,
+    /// Voices younger than this many frames are passed over while an older
+    /// candidate exists.
+    pub(crate) min_age: u64,
+    pub(crate) isa: Isa,
+}
+
+/// What [`VoicePool::place`] did with a new voice.
+pub(crate) enum Placement<V> {
+    /// It took a free slot.
+    Started,
+    /// It took the slot of the voice returned (`limited`: a voice of its
+    /// own full group).
+    Stole { old: Replaced<V>, limited: bool },
+    /// It was refused, and is given back (`limited`: by its group's limit
+    /// or interval rather than by the pool).
+    Rejected { voice: V, limited: bool },
+}
+
+/// A new voice for [`VoicePool::place`]: who it is, how audible, when.
+pub(crate) struct Newcomer<V> {
+    pub(crate) who: Identity,
+    pub(crate) voice: V,
+    pub(crate) level: f32,
+    /// Its start order (unique, increasing).
+    pub(crate) order: u64,
+    /// The output frame it starts at.
+    pub(crate) now: u64,
+}
+
 /// A fixed-size pool of voices `V`, with their identities, audibility
 /// levels and victim-choice keys.
 pub(crate) struct VoicePool<V> {
@@ -69,20 +107,94 @@ pub(crate) struct VoicePool<V> {
     levels: Box<[f32]>,
     candidates: Candidates,
     index: IdIndex,
+    groups: Groups,
     /// The next slot [`VoicePool::refresh_levels`] refreshes.
     refresh_cursor: usize,
 }
 
 impl<V> VoicePool<V> {
-    /// `voices` slots, all free.
-    pub(crate) fn new(voices: usize) -> VoicePool<V> {
+    /// `voices` slots, all free, and room for `groups` groups.
+    pub(crate) fn new(voices: usize, groups: usize) -> VoicePool<V> {
         VoicePool {
             slots: FreeList::new(voices),
             who: vec![Identity::NOBODY; voices].into_boxed_slice(),
             levels: vec![0.0; voices].into_boxed_slice(),
             candidates: Candidates::new(voices),
             index: IdIndex::new(voices),
+            groups: Groups::new(groups),
             refresh_cursor: 0,
+        }
+    }
+
+    /// Sets group `index`'s limit, policy and retrigger interval.
+    pub(crate) fn configure_group(&mut self, index: u16, settings: ValidGroup) {
+        self.groups.configure(index, settings);
+    }
+
+    /// Finds a place for a new voice, by the stealing rules: a group that
+    /// refuses it (too soon after its last start) rejects it; a full group
+    /// replaces one of its own members by its own policy or rejects it;
+    /// otherwise a free slot, else a victim chosen by the pool's `rules`,
+    /// else it is rejected.
+    pub(crate) fn place(&mut self, new: Newcomer<V>, rules: StealRules) -> Placement<V> {
+        let Newcomer {
+            who,
+            voice,
+            level,
+            order,
+            now,
+        } = new;
+        let StealRules {
+            policy,
+            min_age,
+            isa,
+        } = rules;
+        let (victim, limited) = match self.groups.admit(who.group, now) {
+            Admission::TooSoon => {
+                return Placement::Rejected {
+                    voice,
+                    limited: true,
+                }
+            }
+            Admission::Full(policy) => {
+                let within = Some(who.group);
+                let v = (self.candidates).choose(policy, who.priority, now, min_age, within, isa);
+                (v, true)
+            }
+            Admission::Open => match self.acquire(who, voice, level, order, now) {
+                Ok(_) => return Placement::Started,
+                Err(voice) => {
+                    let v = (self.candidates).choose(policy, who.priority, now, min_age, None, isa);
+                    return match v {
+                        Victim::Slot(i) => self.steal(i, who, voice, level, order, now, false),
+                        Victim::None => Placement::Rejected {
+                            voice,
+                            limited: false,
+                        },
+                    };
+                }
+            },
+        };
+        match victim {
+            Victim::Slot(i) => self.steal(i, who, voice, level, order, now, limited),
+            Victim::None => Placement::Rejected { voice, limited },
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn steal(
+        &mut self,
+        i: usize,
+        who: Identity,
+        voice: V,
+        level: f32,
+        order: u64,
+        now: u64,
+        limited: bool,
+    ) -> Placement<V> {
+        match self.replace(i, who, voice, level, order, now) {
+            Ok(old) => Placement::Stole { old, limited },
+            Err(voice) => Placement::Rejected { voice, limited },
         }
     }
 
@@ -94,6 +206,7 @@ impl<V> VoicePool<V> {
             + self.levels.len() * size_of::<f32>()
             + self.candidates.memory_bytes()
             + self.index.memory_bytes()
+            + self.groups.memory_bytes()
     }
 
     /// Slots in the pool.
@@ -120,11 +233,12 @@ impl<V> VoicePool<V> {
         let i = self.slots.acquire(voice)?;
         self.set_meta(i, who, level, order, start);
         self.index.insert(who.id, i as u32);
+        self.groups.joined(who.group, start);
         Ok(i)
     }
 
     /// Puts `voice` into live slot `i` in place of the voice there, which it
-    /// returns.
+    /// returns (or gives `voice` back if slot `i` is not live).
     pub(crate) fn replace(
         &mut self,
         i: usize,
@@ -133,15 +247,22 @@ impl<V> VoicePool<V> {
         level: f32,
         order: u64,
         start: u64,
-    ) -> Option<Replaced<V>> {
-        let old_start = *self.candidates.starts.get(i)?;
-        let old_id = self.who.get(i)?.id;
-        let old = std::mem::replace(self.slots.get_mut(i)?, voice);
+    ) -> Result<Replaced<V>, V> {
+        let (Some(&old_start), Some(&old_who)) = (self.candidates.starts.get(i), self.who.get(i))
+        else {
+            return Err(voice);
+        };
+        let Some(slot) = self.slots.get_mut(i) else {
+            return Err(voice);
+        };
+        let old = std::mem::replace(slot, voice);
         self.set_meta(i, who, level, order, start);
-        self.index.remove(old_id);
+        self.index.remove(old_who.id);
         self.index.insert(who.id, i as u32);
-        Some(Replaced {
-            id: old_id,
+        self.groups.left(old_who.group);
+        self.groups.joined(who.group, start);
+        Ok(Replaced {
+            id: old_who.id,
             voice: old,
             start: old_start,
         })
@@ -150,17 +271,19 @@ impl<V> VoicePool<V> {
     /// Frees slot `i` in O(1), returning its id and voice.
     pub(crate) fn release(&mut self, i: usize) -> Option<(u64, V)> {
         let v = self.slots.release(i)?;
-        let id = self.who.get(i)?.id;
+        let who = *self.who.get(i)?;
         self.set_meta(i, Identity::NOBODY, 0.0, 0, 0);
-        self.index.remove(id);
-        Some((id, v))
+        self.index.remove(who.id);
+        self.groups.left(who.group);
+        Some((who.id, v))
     }
 
     fn set_meta(&mut self, i: usize, who: Identity, level: f32, order: u64, start: u64) {
         if let (Some(w), Some(l)) = (self.who.get_mut(i), self.levels.get_mut(i)) {
             (*w, *l) = (who, level);
         }
-        self.candidates.set(i, who.key(level), start, order);
+        self.candidates
+            .set(i, who.key(level), start, order, who.group);
     }
 
     /// The slot holding voice `id`, if it is still live. O(1).
@@ -185,11 +308,11 @@ impl<V> VoicePool<V> {
         }
     }
 
-    /// Applies `f` to every live voice; `f` returns its new level.
-    pub(crate) fn update_all(&mut self, mut f: impl FnMut(&mut V) -> f32) {
+    /// Applies `f` to every live voice; `f` returns its new level, or
+    /// `None` to keep the level it has.
+    pub(crate) fn update_all(&mut self, mut f: impl FnMut(&mut V) -> Option<f32>) {
         for i in 0..self.slots.len() {
-            if let Some(v) = self.slots.get_mut(i) {
-                let level = f(v);
+            if let Some(level) = self.slots.get_mut(i).and_then(&mut f) {
                 self.set_level(i, level);
             }
         }
@@ -240,16 +363,18 @@ impl<V> VoicePool<V> {
     }
 
     /// Chooses the voice a new one of `priority` replaces (see
-    /// [`Candidates::choose`] for the rules).
+    /// [`Candidates::choose`] for the rules), within group `within` if set.
+    #[cfg(test)]
     pub(crate) fn choose_victim(
         &mut self,
         policy: StealPolicy,
         priority: u8,
         now: u64,
         min_age: u64,
+        within: Option<u16>,
         isa: Isa,
     ) -> Victim {
-        self.candidates.choose(policy, priority, now, min_age, isa)
+        (self.candidates).choose(policy, priority, now, min_age, within, isa)
     }
 
     /// Checks the pool's invariants: the free list and the live slots
@@ -287,6 +412,22 @@ impl<V> VoicePool<V> {
                 return Err(format!("victim key of slot {i} is stale"));
             }
         }
+        for g in 0..self.groups.len() {
+            let g = g as u16;
+            let members = live.iter().filter(|&&i| self.who[i].group == g).count();
+            if members != self.groups.members(g) as usize {
+                return Err(format!(
+                    "group {g} counts {} members, {members} are live",
+                    self.groups.members(g)
+                ));
+            }
+            if live
+                .iter()
+                .any(|&i| self.candidates.groups[i] != self.who[i].group)
+            {
+                return Err("a slot's group in the victim arrays is stale".into());
+            }
+        }
         for (i, s) in self.slots.slots().iter().enumerate() {
             let free = matches!(s, Slot::Free { .. });
             if free && (self.candidates.keys[i] != NOT_A_CANDIDATE || self.who[i].id != 0) {
@@ -309,11 +450,16 @@ mod tests {
         priority: u8,
         now: u64,
         min_age: u64,
+        within: Option<u16>,
     ) -> Option<usize> {
         if policy == StealPolicy::Reject {
             return None;
         }
-        let open = || voices.iter().filter(|v| !v.1.protected);
+        let open = || {
+            voices
+                .iter()
+                .filter(|v| !v.1.protected && within.is_none_or(|g| v.1.group == g))
+        };
         let lowest = open().map(|v| v.1.priority).min()?;
         if priority < lowest {
             return None;
@@ -349,7 +495,7 @@ mod tests {
         };
         for round in 0..300 {
             let size = 1 + rnd(70) as usize;
-            let mut pool: VoicePool<()> = VoicePool::new(size);
+            let mut pool: VoicePool<()> = VoicePool::new(size, 3);
             let mut live = Vec::new();
             for id in 1..=size as u64 {
                 if rnd(5) == 0 {
@@ -359,6 +505,7 @@ mod tests {
                     id,
                     priority: [10, 128, 200][rnd(3) as usize],
                     protected: rnd(6) == 0,
+                    group: [0, 1, 2, NO_GROUP][rnd(4) as usize],
                 };
                 let level = [0.0, 1e-6, 0.25, 0.5, 1.0][rnd(5) as usize];
                 let (order, start) = (id * 3 + rnd(2), rnd(3_000));
@@ -382,15 +529,17 @@ mod tests {
             ] {
                 for priority in [0u8, 128, 255] {
                     let (now, min_age) = (rnd(4_000), [0, 1_440][rnd(2) as usize]);
-                    let want = reference_victim(&live, policy, priority, now, min_age);
+                    let within = [None, Some(0), Some(1), Some(NO_GROUP)][rnd(4) as usize];
+                    let want = reference_victim(&live, policy, priority, now, min_age, within);
                     for isa in [Isa::Scalar, Isa::detect()] {
-                        let got = match pool.choose_victim(policy, priority, now, min_age, isa) {
+                        let v = pool.choose_victim(policy, priority, now, min_age, within, isa);
+                        let got = match v {
                             Victim::Slot(i) => Some(i),
                             Victim::None => None,
                         };
                         assert_eq!(
                             got, want,
-                            "round {round} {policy:?} priority {priority} now {now}"
+                            "round {round} {policy:?} priority {priority} now {now} {within:?}"
                         );
                     }
                 }
@@ -400,16 +549,19 @@ mod tests {
 
     #[test]
     fn release_and_replace_keep_the_index_and_keys_true() {
-        let mut pool: VoicePool<&str> = VoicePool::new(2);
+        let mut pool: VoicePool<&str> = VoicePool::new(2, 1);
         let who = |id| Identity {
             id,
             priority: 128,
             protected: false,
+            group: if id == 3 { 0 } else { NO_GROUP },
         };
         let a = pool.acquire(who(1), "a", 0.5, 0, 0).unwrap();
         let b = pool.acquire(who(2), "b", 0.25, 1, 0).unwrap();
         assert!(pool.acquire(who(3), "c", 1.0, 2, 0).is_err());
-        let old = pool.replace(b, who(3), "c", 1.0, 2, 10).unwrap();
+        let Ok(old) = pool.replace(b, who(3), "c", 1.0, 2, 10) else {
+            panic!("slot {b} is live")
+        };
         assert_eq!((old.id, old.voice, old.start), (2, "b", 0));
         assert_eq!(pool.find(2), None);
         assert_eq!(pool.find(3), Some(b));
@@ -419,5 +571,56 @@ mod tests {
         let mut seen = Vec::new();
         pool.report(|i, id, level| seen.push((i, id, level)));
         assert_eq!(seen, [(a, 0, 0.0), (b, 3, 1.0)]);
+        assert_eq!(pool.groups.members(0), 1);
+    }
+
+    #[test]
+    fn a_full_group_replaces_its_own_members_only() {
+        let mut pool: VoicePool<u64> = VoicePool::new(4, 1);
+        pool.configure_group(
+            0,
+            ValidGroup {
+                max_voices: 2,
+                policy: StealPolicy::Quietest,
+                min_interval: 0,
+            },
+        );
+        let rules = StealRules {
+            policy: StealPolicy::Quietest,
+            min_age: 0,
+            isa: Isa::Scalar,
+        };
+        let place = |pool: &mut VoicePool<u64>, id: u64, group: u16, level: f32| {
+            let who = Identity {
+                id,
+                priority: 128,
+                protected: false,
+                group,
+            };
+            let new = Newcomer {
+                who,
+                voice: id,
+                level,
+                order: id,
+                now: id * 100,
+            };
+            match pool.place(new, rules) {
+                Placement::Started => "started".to_string(),
+                Placement::Stole { old, limited } => format!("stole {} {limited}", old.id),
+                Placement::Rejected { limited, .. } => format!("rejected {limited}"),
+            }
+        };
+        // An ungrouped quiet voice, then two group members.
+        assert_eq!(place(&mut pool, 1, NO_GROUP, 0.01), "started");
+        assert_eq!(place(&mut pool, 2, 0, 0.5), "started");
+        assert_eq!(place(&mut pool, 3, 0, 0.3), "started");
+        // The group is full: its quieter member goes, not the quieter
+        // ungrouped voice, although the pool has a free slot.
+        assert_eq!(place(&mut pool, 4, 0, 0.9), "stole 3 true");
+        // An ungrouped voice takes the free slot; the next steals pool-wide.
+        assert_eq!(place(&mut pool, 5, NO_GROUP, 0.9), "started");
+        assert_eq!(place(&mut pool, 6, NO_GROUP, 0.9), "stole 1 false");
+        pool.check_invariants().unwrap();
+        assert_eq!(pool.groups.members(0), 2);
     }
 }

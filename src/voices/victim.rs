@@ -7,7 +7,7 @@
 //! and its audibility level ([`super::audibility`]), refreshed by the voice
 //! manager itself, never by metering.
 
-use crate::command::StealPolicy;
+use crate::command::{StealPolicy, NO_GROUP};
 use crate::simd::Isa;
 
 /// Victim-choice sort key of a slot; smaller is a better victim (ties go to
@@ -55,12 +55,14 @@ pub(crate) enum Victim {
     None,
 }
 
-/// Per slot: sort key, start frame, start order; and scratch space for the
-/// scan. Allocated once; every method is allocation-free.
+/// Per slot: sort key, start frame, start order, group; and scratch space
+/// for the scan. Allocated once; every method is allocation-free.
 pub(crate) struct Candidates {
     pub(crate) keys: Box<[u64]>,
     pub(crate) starts: Box<[u64]>,
     pub(crate) orders: Box<[u64]>,
+    /// Each slot's group (`NO_GROUP` for none), for choosing within a group.
+    pub(crate) groups: Box<[u16]>,
     scratch: Box<[u64]>,
 }
 
@@ -70,6 +72,7 @@ impl Candidates {
             keys: vec![NOT_A_CANDIDATE; slots].into_boxed_slice(),
             starts: vec![0; slots].into_boxed_slice(),
             orders: vec![0; slots].into_boxed_slice(),
+            groups: vec![NO_GROUP; slots].into_boxed_slice(),
             scratch: vec![0; slots].into_boxed_slice(),
         }
     }
@@ -77,16 +80,18 @@ impl Candidates {
     pub(crate) fn memory_bytes(&self) -> usize {
         (self.keys.len() + self.starts.len() + self.orders.len() + self.scratch.len())
             * std::mem::size_of::<u64>()
+            + self.groups.len() * std::mem::size_of::<u16>()
     }
 
-    /// Sets slot `i`'s key, start frame and order.
-    pub(crate) fn set(&mut self, i: usize, key: u64, start: u64, order: u64) {
-        if let (Some(k), Some(s), Some(o)) = (
+    /// Sets slot `i`'s key, start frame, order and group.
+    pub(crate) fn set(&mut self, i: usize, key: u64, start: u64, order: u64, group: u16) {
+        if let (Some(k), Some(s), Some(o), Some(g)) = (
             self.keys.get_mut(i),
             self.starts.get_mut(i),
             self.orders.get_mut(i),
+            self.groups.get_mut(i),
         ) {
-            (*k, *s, *o) = (key, start, order);
+            (*k, *s, *o, *g) = (key, start, order, group);
         }
     }
 
@@ -94,7 +99,9 @@ impl Candidates {
     /// the stealing rules: protected voices never; only the lowest priority
     /// present, and nothing if the newcomer ranks below all of them; voices
     /// younger than `min_age` frames only if no older candidate exists; then
-    /// the least audible (or oldest), ties to the oldest.
+    /// the least audible (or oldest), ties to the oldest. With `within`
+    /// set, only members of that group are candidates (a full group steals
+    /// only from itself).
     ///
     /// The smallest key is the lowest priority, then not young, then the
     /// least audible; among equal keys the smallest start order wins. Three
@@ -106,6 +113,7 @@ impl Candidates {
         priority: u8,
         now: u64,
         min_age: u64,
+        within: Option<u16>,
         isa: Isa,
     ) -> Victim {
         let mask = match policy {
@@ -117,19 +125,26 @@ impl Candidates {
             keys,
             starts,
             orders,
+            groups,
             scratch,
         } = self;
+        let rules = Rules {
+            mask,
+            now,
+            min_age,
+            within,
+        };
         #[cfg(target_arch = "x86_64")]
         let found = if let Isa::Avx2(_) = isa {
             // SAFETY: an `Avx2` token exists only on a CPU with AVX2.
-            unsafe { scan_avx2(keys, starts, orders, scratch, mask, now, min_age) }
+            unsafe { scan_avx2(keys, starts, orders, groups, scratch, rules) }
         } else {
-            scan(keys, starts, orders, scratch, mask, now, min_age)
+            scan(keys, starts, orders, groups, scratch, rules)
         };
         #[cfg(not(target_arch = "x86_64"))]
         let found = {
             let _ = isa;
-            scan(keys, starts, orders, scratch, mask, now, min_age)
+            scan(keys, starts, orders, groups, scratch, rules)
         };
         let Scan { key, slot } = found;
         if key >> CANDIDATE_BITS != 0 {
@@ -143,6 +158,16 @@ impl Candidates {
             None => Victim::None,
         }
     }
+}
+
+/// What a scan applies to each key: the policy's mask, the age rule, and
+/// an optional group to stay within.
+#[derive(Clone, Copy)]
+struct Rules {
+    mask: u64,
+    now: u64,
+    min_age: u64,
+    within: Option<u16>,
 }
 
 /// The result of a victim scan: the smallest key seen (with the young bit
@@ -164,27 +189,55 @@ fn scan(
     keys: &[u64],
     starts: &[u64],
     orders: &[u64],
+    groups: &[u16],
     scratch: &mut [u64],
-    mask: u64,
-    now: u64,
-    min_age: u64,
+    rules: Rules,
 ) -> Scan {
+    let Rules {
+        mask,
+        now,
+        min_age,
+        within,
+    } = rules;
     let n = keys
         .len()
         .min(starts.len())
         .min(orders.len())
+        .min(groups.len())
         .min(scratch.len());
-    let (keys, starts, orders, scratch) =
-        (&keys[..n], &starts[..n], &orders[..n], &mut scratch[..n]);
+    let (keys, starts, orders, groups, scratch) = (
+        &keys[..n],
+        &starts[..n],
+        &orders[..n],
+        &groups[..n],
+        &mut scratch[..n],
+    );
     let mut min_key = u64::MAX;
-    for ((s, &k), &start) in scratch.iter_mut().zip(keys).zip(starts) {
-        let young = if now.saturating_sub(start) < min_age {
-            YOUNG_BIT
-        } else {
-            0
-        };
-        *s = (k & mask) | young;
-        min_key = min_key.min(*s);
+    match within {
+        None => {
+            for ((s, &k), &start) in scratch.iter_mut().zip(keys).zip(starts) {
+                let young = if now.saturating_sub(start) < min_age {
+                    YOUNG_BIT
+                } else {
+                    0
+                };
+                *s = (k & mask) | young;
+                min_key = min_key.min(*s);
+            }
+        }
+        Some(group) => {
+            // Outside the group: all ones, never a candidate.
+            for (((s, &k), &start), &g) in scratch.iter_mut().zip(keys).zip(starts).zip(groups) {
+                let young = if now.saturating_sub(start) < min_age {
+                    YOUNG_BIT
+                } else {
+                    0
+                };
+                let outside = u64::from(g != group).wrapping_neg();
+                *s = (k & mask) | young | outside;
+                min_key = min_key.min(*s);
+            }
+        }
     }
     // Pass 2: each slot's order if its key is the smallest, else MAX.
     let mut min_order = u64::MAX;
@@ -211,10 +264,9 @@ unsafe fn scan_avx2(
     keys: &[u64],
     starts: &[u64],
     orders: &[u64],
+    groups: &[u16],
     scratch: &mut [u64],
-    mask: u64,
-    now: u64,
-    min_age: u64,
+    rules: Rules,
 ) -> Scan {
-    scan(keys, starts, orders, scratch, mask, now, min_age)
+    scan(keys, starts, orders, groups, scratch, rules)
 }

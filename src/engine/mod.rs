@@ -7,7 +7,10 @@
 //! the allocating and freeing the audio side may not: it keeps a reference to
 //! every sound in flight and drops it only once no voice holds it.
 
-use std::collections::{HashSet, VecDeque};
+mod buses_groups;
+mod voice_info;
+
+use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::ops::Deref;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -24,6 +27,8 @@ use crate::params::{valid_pan, valid_pitch, valid_volume, PlayParams};
 use crate::settings::EngineSettings;
 use crate::sound::{Sound, SoundData};
 use crate::stats::{Counters, SlotView, Stats};
+pub use voice_info::VoiceInfo;
+use voice_info::{PlayInfo, Retired};
 
 /// Game-side state shared by the engine and its controllers.
 struct Shared {
@@ -31,6 +36,11 @@ struct Shared {
     commands: Sender<Command>,
     next_id: AtomicU64,
     counters: Arc<Counters>,
+    /// The output rate, for turning fade durations into frames.
+    rate: u32,
+    /// `EngineSettings::groups` and `buses`.
+    max_groups: usize,
+    max_buses: usize,
     game: Mutex<GameState>,
 }
 
@@ -43,8 +53,15 @@ struct GameState {
     /// Events pumped out of the ring, waiting for `drain_events`.
     backlog: VecDeque<TimedEvent>,
     backlog_capacity: usize,
-    /// Ids played whose terminal event has not been seen yet.
-    live: HashSet<u64>,
+    /// Ids played whose terminal event has not been seen yet, and what
+    /// they play.
+    live: HashMap<u64, PlayInfo>,
+    /// What the most recently ended plays played (for naming the voices in
+    /// events already drained).
+    retired: Retired,
+    /// Groups and buses created so far.
+    groups_made: usize,
+    buses_made: usize,
     /// One reference to each sound that may be in flight, so the audio side
     /// never drops the last one.
     in_flight: Vec<Arc<SoundData>>,
@@ -63,7 +80,7 @@ impl GameState {
         while let Some(ev) = self.events.try_pop() {
             if ev.event.is_terminal() {
                 if let Some(id) = ev.event.voice().and_then(|v| v.id_in(engine)) {
-                    self.live.remove(&id);
+                    self.retire(id);
                 }
             }
             self.backlog_push(ev, counters);
@@ -72,10 +89,11 @@ impl GameState {
             self.backlog_push(ev, counters);
         }
         if gone && !self.live.is_empty() {
-            let mut ids: Vec<u64> = self.live.drain().collect();
+            let mut ids: Vec<u64> = self.live.keys().copied().collect();
             ids.sort_unstable();
             let frame = counters.frames.load(Relaxed);
             for id in ids {
+                self.retire(id);
                 Counters::bump(&counters.ended);
                 let voice = VoiceHandle::new(engine, id);
                 self.backlog_push(
@@ -86,6 +104,13 @@ impl GameState {
                     counters,
                 );
             }
+        }
+    }
+
+    /// Play `id` is over: what it played moves to the retired list.
+    fn retire(&mut self, id: u64) {
+        if let Some(info) = self.live.remove(&id) {
+            self.retired.push(id, info);
         }
     }
 
@@ -152,8 +177,18 @@ impl Controller {
     ///
     /// Errors: [`PlayError::InvalidParameter`] for NaN or infinite
     /// parameters, [`PlayError::QueueFull`] when the audio side is behind.
+    ///
+    /// ```
+    /// use voicepool::{Event, OfflineEngine, EngineSettings, PlayParams, Sound};
+    /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let blip = Sound::from_samples(1, 48_000, vec![0.5; 480])?;
+    /// let h = engine.play(&blip, PlayParams::default().volume(0.5).pan(0.2))?;
+    /// engine.render(480);
+    /// assert_eq!(engine.drain_events().next(), Some(Event::Started { voice: h }));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn play(&self, sound: &Sound, params: PlayParams) -> Result<VoiceHandle, PlayError> {
-        let params = params.validate()?;
+        let params = params.validate(self.shared.engine)?;
         let id = self.shared.next_id.fetch_add(1, Relaxed);
         let mut game = self.lock();
         self.pump(&mut game);
@@ -168,7 +203,12 @@ impl Controller {
             sound: Arc::clone(&sound.data),
             params,
         })?;
-        game.live.insert(id);
+        let info = PlayInfo {
+            name: sound.name_arc(),
+            group: params.group,
+            bus: params.bus,
+        };
+        game.live.insert(id, info);
         Ok(VoiceHandle::new(self.shared.engine, id))
     }
 
@@ -216,7 +256,7 @@ impl Controller {
         };
         let mut game = self.lock();
         self.pump(&mut game);
-        if !game.live.contains(&id) {
+        if !game.live.contains_key(&id) {
             return Ok(());
         }
         drop(game);
@@ -296,6 +336,9 @@ impl Engine {
             commands: tx,
             next_id: AtomicU64::new(1),
             counters,
+            rate: out_rate,
+            max_groups: settings.groups,
+            max_buses: settings.buses,
             game: Mutex::new(GameState {
                 events: cons,
                 stream_events: None,
@@ -305,9 +348,12 @@ impl Engine {
                 // its voice sounds, or its terminal event is unread.
                 backlog: VecDeque::with_capacity(settings.event_capacity),
                 backlog_capacity: settings.event_capacity,
-                live: HashSet::with_capacity(
+                live: HashMap::with_capacity(
                     settings.command_capacity + settings.voices + settings.event_capacity,
                 ),
+                retired: Retired::new(settings.event_capacity),
+                groups_made: 0,
+                buses_made: 0,
                 in_flight: Vec::new(),
                 prune_at: 16,
             }),
@@ -365,7 +411,7 @@ impl Engine {
         };
         let mut game = self.controller.lock();
         self.controller.pump(&mut game);
-        game.live.contains(&id)
+        game.live.contains_key(&id)
     }
 
     /// The counters, as of the last block rendered.
@@ -406,9 +452,9 @@ impl Engine {
             shared.commands.capacity().unwrap_or(0) * (size_of::<Command>() + size_of::<usize>());
         let events = game.events.capacity().get() * size_of::<TimedEvent>();
         let backlog = game.backlog.capacity() * size_of::<TimedEvent>();
-        // hashbrown: one u64 and one control byte per bucket.
+        // hashbrown: one entry and one control byte per bucket.
         let buckets = (game.live.capacity() * 8 / 7 + 1).next_power_of_two();
-        let live = buckets * (size_of::<u64>() + 1);
+        let live = buckets * (size_of::<(u64, PlayInfo)>() + 1) + game.retired.memory_bytes();
         let sounds = game.in_flight.capacity() * size_of::<Arc<SoundData>>();
         let stream_errors = game
             .stream_events

@@ -1,0 +1,98 @@
+//! What each play plays, kept on the game side so a game can name the
+//! voices in its events ("footstep stolen by gunshot") without a map of its
+//! own: [`VoiceInfo`], from [`crate::Controller::voice_info`].
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+
+use crate::command::{BusHandle, EngineId, GroupHandle, NO_GROUP};
+
+/// What a play plays: its sound's name, its group and its bus.
+///
+/// ```
+/// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+/// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+/// let step = Sound::from_samples(1, 48_000, vec![0.3; 480])?.with_name("footstep");
+/// let h = engine.play(&step, PlayParams::default())?;
+/// let info = engine.voice_info(h).unwrap();
+/// assert_eq!(&*info.sound_name, "footstep");
+/// assert_eq!(info.bus, engine.master_bus());
+/// assert_eq!(info.group, None);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct VoiceInfo {
+    /// The sound's name ([`crate::Sound::name`]).
+    pub sound_name: Arc<str>,
+    /// The group it was played in, if any.
+    pub group: Option<GroupHandle>,
+    /// The bus it plays on (the master bus unless another was given).
+    pub bus: BusHandle,
+}
+
+/// The game side's record of one play.
+#[derive(Clone, Debug)]
+pub(crate) struct PlayInfo {
+    pub(crate) name: Arc<str>,
+    pub(crate) group: u16,
+    pub(crate) bus: u16,
+}
+
+impl PlayInfo {
+    pub(crate) fn public(&self, engine: EngineId) -> VoiceInfo {
+        VoiceInfo {
+            sound_name: Arc::clone(&self.name),
+            group: (self.group != NO_GROUP).then(|| GroupHandle::new(engine, self.group)),
+            bus: BusHandle::new(engine, self.bus),
+        }
+    }
+}
+
+/// The records of the most recently ended plays, as many as the event
+/// backlog holds: every voice named in an event still waiting to be read,
+/// or just read, can be looked up. Sized at start; never grows.
+pub(crate) struct Retired {
+    infos: HashMap<u64, PlayInfo>,
+    order: VecDeque<u64>,
+    capacity: usize,
+    /// Heap bytes allocated at start (`HashMap::capacity` drifts with
+    /// removals, the allocation does not).
+    bytes: usize,
+}
+
+impl Retired {
+    pub(crate) fn new(capacity: usize) -> Retired {
+        use std::mem::size_of;
+        let infos = HashMap::with_capacity(capacity + 1);
+        let order = VecDeque::with_capacity(capacity + 1);
+        // hashbrown: one entry and one control byte per bucket.
+        let buckets = (infos.capacity() * 8 / 7 + 1).next_power_of_two();
+        let bytes =
+            buckets * (size_of::<(u64, PlayInfo)>() + 1) + order.capacity() * size_of::<u64>();
+        Retired {
+            infos,
+            order,
+            capacity,
+            bytes,
+        }
+    }
+
+    pub(crate) fn push(&mut self, id: u64, info: PlayInfo) {
+        if self.order.len() >= self.capacity {
+            if let Some(old) = self.order.pop_front() {
+                self.infos.remove(&old);
+            }
+        }
+        self.order.push_back(id);
+        self.infos.insert(id, info);
+    }
+
+    pub(crate) fn get(&self, id: u64) -> Option<&PlayInfo> {
+        self.infos.get(&id)
+    }
+
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.bytes
+    }
+}

@@ -1,0 +1,345 @@
+//! [`Buses`]: the master bus and the buses that feed it. Each bus has a mix
+//! buffer, a volume (with linear fades) and a pause switch (with a short
+//! fade, after which the voices on it are frozen: they render nothing and
+//! keep their positions until the bus resumes).
+//!
+//! Per block piece ("chunk", at most [`BUS_FRAMES`] frames) the mixer asks
+//! how far each voice may render ([`Buses::render_limit`]: all of the chunk,
+//! only up to the end of a pause fade, or nothing on a frozen bus), renders
+//! it into its bus's buffer ([`Buses::target`], cleared on first use), then
+//! [`Buses::finish_chunk`] sums every used bus into the master with its gain
+//! ramp, applies the master's own gain and the limiter into the output, and
+//! moves every ramp on.
+//!
+//! Real-time contract: every buffer is allocated in [`Buses::new`]; the
+//! per-chunk work is O(buses used × frames), allocates nothing and indexes
+//! only within the buffers (bus indices out of range fall back to the
+//! master).
+
+use crate::command::MASTER_BUS;
+use crate::simd::Isa;
+
+use super::limiter::interleave_limited;
+
+/// Frames per channel of each bus buffer; longer blocks render in pieces.
+pub(crate) const BUS_FRAMES: usize = 1024;
+
+/// A linear ramp of a gain, in output frames.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Ramp {
+    value: f32,
+    target: f32,
+    left: u32,
+}
+
+impl Ramp {
+    fn steady(value: f32) -> Ramp {
+        Ramp {
+            value,
+            target: value,
+            left: 0,
+        }
+    }
+
+    /// Heads for `target` over `frames` (0: at once), from where it is.
+    fn to(&mut self, target: f32, frames: u32) {
+        self.target = target;
+        self.left = frames;
+        if frames == 0 {
+            self.value = target;
+        }
+    }
+
+    fn step(&self) -> f32 {
+        if self.left == 0 {
+            0.0
+        } else {
+            (self.target - self.value) / self.left as f32
+        }
+    }
+
+    /// The gain `i` frames from now.
+    #[inline(always)]
+    fn at(&self, i: usize, step: f32) -> f32 {
+        if i >= self.left as usize {
+            self.target
+        } else {
+            self.value + step * i as f32
+        }
+    }
+
+    fn advance(&mut self, n: usize) {
+        if n >= self.left as usize {
+            self.value = self.target;
+            self.left = 0;
+        } else {
+            self.value += self.step() * n as f32;
+            self.left -= n as u32;
+        }
+    }
+}
+
+/// One bus's gains.
+#[derive(Clone, Copy, Debug)]
+struct Bus {
+    volume: Ramp,
+    /// 1 playing, 0 paused; ramps between them over the pause fade.
+    pause: Ramp,
+    paused: bool,
+}
+
+impl Bus {
+    /// Paused and faded out: its voices are frozen.
+    #[cfg(test)]
+    fn frozen(&self) -> bool {
+        self.paused && self.pause.left == 0
+    }
+
+    /// Frames its voices may render of a chunk of `n`.
+    fn limit(&self, n: usize) -> usize {
+        match (self.paused, self.pause.left) {
+            (false, _) => n,
+            (true, left) => n.min(left as usize),
+        }
+    }
+
+    fn steady_gain(&self) -> Option<f32> {
+        (self.volume.left == 0 && self.pause.left == 0)
+            .then_some(self.volume.value * self.pause.value)
+    }
+}
+
+/// The master bus (index 0) and the buses feeding it, with their buffers.
+pub(crate) struct Buses {
+    buses: Box<[Bus]>,
+    /// Per bus, left then right, [`BUS_FRAMES`] each.
+    buffers: Box<[f32]>,
+    /// Per bus: written to in the current chunk (its buffer is cleared on
+    /// first use).
+    used: Box<[bool]>,
+    /// Frames in the current chunk.
+    chunk: usize,
+    pause_fade: u32,
+}
+
+impl Buses {
+    /// The master at `master_volume` and `buses` more at volume 1, all
+    /// playing; pauses and resumes fade over `pause_fade` frames.
+    pub(crate) fn new(buses: usize, master_volume: f32, pause_fade: u32) -> Buses {
+        let count = buses + 1;
+        let mut all = vec![
+            Bus {
+                volume: Ramp::steady(1.0),
+                pause: Ramp::steady(1.0),
+                paused: false,
+            };
+            count
+        ];
+        all[0].volume = Ramp::steady(master_volume);
+        Buses {
+            buses: all.into_boxed_slice(),
+            buffers: vec![0.0; count * 2 * BUS_FRAMES].into_boxed_slice(),
+            used: vec![false; count].into_boxed_slice(),
+            chunk: 0,
+            pause_fade,
+        }
+    }
+
+    pub(crate) fn memory_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.buses.len() * (size_of::<Bus>() + size_of::<bool>())
+            + self.buffers.len() * size_of::<f32>()
+    }
+
+    fn bus(&self, b: u16) -> &Bus {
+        self.buses.get(usize::from(b)).unwrap_or(&self.buses[0])
+    }
+
+    /// Bus `b`'s volume heads for `volume` over `frames`.
+    pub(crate) fn set_volume(&mut self, b: u16, volume: f32, frames: u32) {
+        if let Some(bus) = self.buses.get_mut(usize::from(b)) {
+            bus.volume.to(volume, frames);
+        }
+    }
+
+    /// Pauses (`true`) or resumes bus `b`, fading over the pause fade. A
+    /// resume during a pause's fade turns back from where the fade is.
+    pub(crate) fn set_paused(&mut self, b: u16, paused: bool) {
+        let fade = self.pause_fade;
+        if let Some(bus) = self.buses.get_mut(usize::from(b)) {
+            if bus.paused != paused {
+                bus.paused = paused;
+                bus.pause.to(if paused { 0.0 } else { 1.0 }, fade);
+            }
+        }
+    }
+
+    /// The power gain a voice on bus `b` gets from its bus's volume, as it
+    /// will be once any fade in progress ends (for stealing; pauses do not
+    /// count: a paused voice ranks by what it will play when resumed, and
+    /// the master scales every voice alike).
+    pub(crate) fn audible_power(&self, b: u16) -> f32 {
+        if b == MASTER_BUS {
+            1.0
+        } else {
+            let v = self.bus(b).volume.target;
+            v * v
+        }
+    }
+
+    /// Starts a chunk of `n` frames (at most [`BUS_FRAMES`]).
+    pub(crate) fn begin_chunk(&mut self, n: usize) {
+        self.chunk = n.min(BUS_FRAMES);
+        self.used.fill(false);
+        self.target(MASTER_BUS);
+    }
+
+    /// Frames of this chunk the voices on bus `b` may render: all of it,
+    /// up to the end of a pause fade in progress (on the bus or the
+    /// master), or 0 while it is frozen.
+    #[inline]
+    pub(crate) fn render_limit(&self, b: u16) -> usize {
+        let master = &self.buses[0];
+        let n = master.limit(self.chunk);
+        if b == MASTER_BUS {
+            n
+        } else {
+            self.bus(b).limit(n)
+        }
+    }
+
+    /// Whether voices on bus `b` are frozen (it or the master is paused
+    /// and faded out).
+    #[cfg(test)]
+    fn frozen(&self, b: u16) -> bool {
+        self.buses[0].frozen() || (b != MASTER_BUS && self.bus(b).frozen())
+    }
+
+    /// Bus `b`'s buffer for this chunk (left, right), cleared on its first
+    /// use in the chunk.
+    #[inline]
+    pub(crate) fn target(&mut self, b: u16) -> (&mut [f32], &mut [f32]) {
+        let b = if usize::from(b) < self.buses.len() {
+            usize::from(b)
+        } else {
+            0
+        };
+        let n = self.chunk;
+        let start = b * 2 * BUS_FRAMES;
+        let (l, r) = self.buffers[start..start + 2 * BUS_FRAMES].split_at_mut(BUS_FRAMES);
+        let (l, r) = (&mut l[..n], &mut r[..n]);
+        if let Some(used) = self.used.get_mut(b) {
+            if !*used {
+                *used = true;
+                l.fill(0.0);
+                r.fill(0.0);
+            }
+        }
+        (l, r)
+    }
+
+    /// Ends the chunk: sums every used bus into the master with its gain,
+    /// writes the master through its gain and the limiter into `out`
+    /// (interleaved, two samples per frame of the chunk), and moves every
+    /// ramp on by the chunk.
+    pub(crate) fn finish_chunk(&mut self, out: &mut [f32], isa: Isa) {
+        let n = self.chunk;
+        let (master, rest) = self.buffers.split_at_mut(2 * BUS_FRAMES);
+        let (ml, mr) = master.split_at_mut(BUS_FRAMES);
+        let (ml, mr) = (&mut ml[..n], &mut mr[..n]);
+        for ((bus, &used), buf) in self.buses[1..]
+            .iter()
+            .zip(&self.used[1..])
+            .zip(rest.chunks_exact(2 * BUS_FRAMES))
+        {
+            if !used {
+                continue;
+            }
+            let (l, r) = buf.split_at(BUS_FRAMES);
+            let (l, r) = (&l[..n], &r[..n]);
+            match bus.steady_gain() {
+                Some(g) => {
+                    for (o, &x) in ml.iter_mut().zip(l) {
+                        *o += x * g;
+                    }
+                    for (o, &x) in mr.iter_mut().zip(r) {
+                        *o += x * g;
+                    }
+                }
+                None => {
+                    let (sv, sp) = (bus.volume.step(), bus.pause.step());
+                    for (i, ((ol, or), (&xl, &xr))) in ml
+                        .iter_mut()
+                        .zip(mr.iter_mut())
+                        .zip(l.iter().zip(r))
+                        .enumerate()
+                    {
+                        let g = bus.volume.at(i, sv) * bus.pause.at(i, sp);
+                        *ol += xl * g;
+                        *or += xr * g;
+                    }
+                }
+            }
+        }
+        let m = self.buses[0];
+        match m.steady_gain() {
+            // The common case, and bit for bit what a fixed master gain
+            // always gave.
+            Some(g) => interleave_limited(ml, mr, g, out, isa),
+            None => {
+                let (sv, sp) = (m.volume.step(), m.pause.step());
+                for (i, (l, r)) in ml.iter_mut().zip(mr.iter_mut()).enumerate() {
+                    let g = m.volume.at(i, sv) * m.pause.at(i, sp);
+                    *l *= g;
+                    *r *= g;
+                }
+                interleave_limited(ml, mr, 1.0, out, isa);
+            }
+        }
+        for bus in self.buses.iter_mut() {
+            bus.volume.advance(n);
+            bus.pause.advance(n);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_ramp_moves_linearly_and_lands_on_its_target() {
+        let mut r = Ramp::steady(1.0);
+        r.to(0.0, 4);
+        let s = r.step();
+        let gains: Vec<f32> = (0..6).map(|i| r.at(i, s)).collect();
+        assert_eq!(gains, [1.0, 0.75, 0.5, 0.25, 0.0, 0.0]);
+        r.advance(2);
+        assert_eq!((r.value, r.left), (0.5, 2));
+        r.advance(5);
+        assert_eq!((r.value, r.left), (0.0, 0));
+    }
+
+    #[test]
+    fn a_paused_bus_renders_up_to_its_fade_then_freezes() {
+        let mut b = Buses::new(2, 1.0, 100);
+        b.set_paused(1, true);
+        b.begin_chunk(64);
+        assert_eq!((b.render_limit(0), b.render_limit(1)), (64, 64));
+        b.finish_chunk(&mut [0.0; 128], Isa::Scalar);
+        b.begin_chunk(64);
+        assert_eq!(b.render_limit(1), 36);
+        assert!(!b.frozen(1));
+        b.finish_chunk(&mut [0.0; 128], Isa::Scalar);
+        assert!(b.frozen(1) && !b.frozen(2) && !b.frozen(0));
+        b.begin_chunk(64);
+        assert_eq!(b.render_limit(1), 0);
+        // The master's pause freezes every bus.
+        b.set_paused(0, true);
+        b.set_paused(1, false);
+        assert_eq!(b.render_limit(2), 64);
+        b.finish_chunk(&mut [0.0; 128], Isa::Scalar);
+        b.begin_chunk(64);
+        assert_eq!(b.render_limit(2), 36);
+    }
+}
