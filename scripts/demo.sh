@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The wand-swish demo from a fresh Debian/Ubuntu machine: installs what the
-# build needs, then runs examples/wand_swish.rs.
+# build needs, then runs the demo crate, demo/ (demo/src/main.rs).
 #
 # With a sound card or sound server it plays live; without one it renders the
 # spell offline in real time, showing the pool fill, steal and recover as it
@@ -32,4 +32,9 @@ if [ "$live" = no ] && [ "$pace_given" = no ]; then
   args+=(--paced)
 fi
 
-exec cargo run --release --example wand_swish -- ${args[@]+"${args[@]}"} "$@"
+# The demo is its own crate (demo/), so this builds voicepool and the demo,
+# not the test and bench dependencies.
+if [ ! -x "${CARGO_TARGET_DIR:-target}/release/wand_swish" ]; then
+  echo "demo: building voicepool and the demo in release mode; the first build takes about a minute"
+fi
+exec cargo run --release -p voicepool-demo -- ${args[@]+"${args[@]}"} "$@"

@@ -2,8 +2,8 @@
 //! with no sound card): it leaves a WAV of the spell and a timeline picture,
 //! and with `--policy reject` the wand sometimes stays silent.
 //!
-//! Builds the example binary with the same cargo (examples built by
-//! `cargo test --all-targets` are test harnesses, not the program itself).
+//! Builds the demo (its own crate, `demo/`, in this workspace) with the same
+//! cargo, into the same target directory.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -17,7 +17,8 @@ fn wand_swish() -> PathBuf {
     static BUILT: OnceLock<Result<(), String>> = OnceLock::new();
     let built = BUILT.get_or_init(|| {
         let out = Command::new(env!("CARGO"))
-            .args(["build", "--quiet", "--example", name, "--manifest-path"])
+            .args(["build", "--quiet", "-p", "voicepool-demo", "--bin", name])
+            .arg("--manifest-path")
             .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"))
             .output()
             .map_err(|e| e.to_string())?;
@@ -27,12 +28,12 @@ fn wand_swish() -> PathBuf {
         }
     });
     if let Err(e) = built {
-        panic!("cannot build the {name} example: {e}");
+        panic!("cannot build the {name} demo: {e}");
     }
-    // target/debug/deps/demo-<hash>  ->  target/debug/examples/<name>
+    // target/debug/deps/demo-<hash>  ->  target/debug/<name>
     let exe = std::env::current_exe().unwrap();
     let profile_dir = exe.parent().and_then(Path::parent).unwrap();
-    profile_dir.join("examples").join(name)
+    profile_dir.join(name)
 }
 
 /// Runs the demo in `cwd` (where its default `out/` files go).
@@ -310,7 +311,10 @@ fn the_demo_script_takes_offline_anywhere_and_otherwise_paces_without_a_device()
             .lines()
             .find(|l| l.starts_with("cargo "))
             .expect("cargo ran");
-        assert!(line.contains("--example wand_swish --"), "{line}");
+        assert!(
+            line.contains("run --release -p voicepool-demo --"),
+            "{line}"
+        );
         assert!(
             line.contains("--offline") && !line.contains("--paced"),
             "{args:?}: {line}"

@@ -4,10 +4,10 @@
 //! pool of voices, so stealing happens all the time.
 //!
 //! ```text
-//! cargo run --release --example wand_swish                      # live, or offline if no device
-//! cargo run --release --example wand_swish -- --paced           # no device: render, watched in real time
-//! cargo run --release --example wand_swish -- --offline         # render as fast as possible
-//! cargo run --release --example wand_swish -- --policy reject   # hear the wand go silent
+//! cargo run --release -p voicepool-demo                      # live, or offline if no device
+//! cargo run --release -p voicepool-demo -- --paced           # no device: render, watched in real time
+//! cargo run --release -p voicepool-demo -- --offline         # render as fast as possible
+//! cargo run --release -p voicepool-demo -- --policy reject   # hear the wand go silent
 //! ```
 //!
 //! Flags: `--voices N` (default 12), `--seconds S` (above 0, at most 600;
@@ -144,7 +144,8 @@ const SWISH: usize = 1;
 
 impl Bank {
     fn load() -> Result<Bank, String> {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+        // The repository's samples/, next to this crate's directory.
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../samples");
         let mut names = vec!["ambience".to_string(), "swish".to_string()];
         names.extend((1..=6).map(|i| format!("sparkle_{i}")));
         let sounds = names
