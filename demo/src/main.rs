@@ -687,8 +687,8 @@ fn main() {
             match pace {
                 Pace::Fast => println!("rendering offline to {} ...\n", path.display()),
                 Pace::RealTime => println!(
-                    "rendering offline to {}, in real time: the pool as it would play live \
-(--offline renders at full speed) ...\n",
+                    "rendering to {} in real time, as it would play live \
+(--offline: full speed) ...\n",
                     path.display()
                 ),
             }
