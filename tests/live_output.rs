@@ -75,8 +75,9 @@ const SYSTEM_ALSA_CONF: &str = "/usr/share/alsa/alsa.conf";
 const GIVE_UP: Duration = Duration::from_secs(60);
 
 /// Runs the `child` test in a new process with ALSA configured by
-/// `tests/alsa/{conf}` and the capture going to `capture`.
-fn run_case(case: &str, conf: &str, capture: &Path) {
+/// `tests/alsa/{conf}` and the capture going to `capture`; returns what the
+/// child wrote to stderr.
+fn run_case(case: &str, conf: &str, capture: &Path) -> String {
     assert!(
         Path::new(SYSTEM_ALSA_CONF).exists(),
         "{SYSTEM_ALSA_CONF} is missing: run scripts/setup.sh (it installs ALSA)"
@@ -138,6 +139,7 @@ fn run_case(case: &str, conf: &str, capture: &Path) {
     {
         println!("{line}");
     }
+    stderr
 }
 
 fn capture_path(name: &str) -> PathBuf {
@@ -177,6 +179,28 @@ fn no_usable_device_is_a_clean_error() {
     run_case("nodevice", "no_device.conf", Path::new("/dev/null"));
 }
 
+/// Without a device, `AudioEngine::start` keeps alsa-lib quiet (no wall of
+/// `ALSA lib ...` lines) and its error says what it saw and what to do.
+#[test]
+fn a_missing_device_prints_nothing_and_the_error_says_what_to_do() {
+    // A default PCM of a card that does not exist, and the stock chain of
+    // alsa.conf resolving the default for a missing card (what a machine
+    // with no sound card sees: alsa-lib's eight lines per attempt).
+    for conf in ["no_device.conf", "no_card.conf"] {
+        let stderr = run_case("quiet", conf, Path::new("/dev/null"));
+        assert!(
+            stderr.is_empty(),
+            "with {conf}, AudioEngine::start wrote to stderr:\n{stderr}"
+        );
+    }
+    // Devices that exist, but not the one asked for: they are named.
+    let stderr = run_case("seen", "capture_f32.conf", Path::new("/dev/null"));
+    assert!(
+        stderr.is_empty(),
+        "AudioEngine::start wrote to stderr:\n{stderr}"
+    );
+}
+
 /// The entry point of the child processes.
 #[test]
 #[ignore = "run in a child process by the live-output tests above"]
@@ -190,6 +214,8 @@ fn child() {
         "i16" => compare_with_offline(&capture, DeviceSampleFormat::I16),
         "alloc" => wand_storm(),
         "nodevice" => no_device(),
+        "quiet" => quiet_no_device(),
+        "seen" => devices_seen(),
         "errors" => stream_errors(),
         other => panic!("unknown case {other}"),
     }
@@ -500,6 +526,63 @@ fn no_device() {
     match AudioEngine::start(named) {
         Err(e @ EngineError::NoDevice(_)) => {
             assert!(e.to_string().contains("no such device"), "{e}");
+        }
+        other => panic!("expected EngineError::NoDevice, got {other:?}"),
+    }
+}
+
+/// An error that names the devices seen (or says there were none) and
+/// suggests what to do; prints it to stdout.
+fn says_what_to_do(e: &EngineError) {
+    let text = e.to_string();
+    assert!(
+        text.contains("OfflineEngine"),
+        "suggests OfflineEngine: {text}"
+    );
+    assert!(
+        text.contains("ALSA configuration") && text.contains("sound server"),
+        "suggests checking the sound server or ALSA: {text}"
+    );
+    // What was seen: the devices by name, or that there were none.
+    let seen = text
+        .split_once("output devices seen: ")
+        .map(|(_, rest)| rest.split(';').next().unwrap_or("").trim());
+    assert!(
+        seen.is_some_and(|s| !s.is_empty()) || text.contains("no output devices were found"),
+        "names the devices seen: {text}"
+    );
+    println!("live: {text}");
+}
+
+/// The child side of the quiet no-device test: prints only to stdout.
+fn quiet_no_device() {
+    match AudioEngine::start(EngineSettings::default()) {
+        Err(e @ EngineError::NoDevice(_)) => says_what_to_do(&e),
+        other => panic!("expected EngineError::NoDevice, got {other:?}"),
+    }
+    let named = EngineSettings {
+        device: Some("no such device".into()),
+        ..Default::default()
+    };
+    match AudioEngine::start(named) {
+        Err(e @ EngineError::NoDevice(_)) => {
+            assert!(e.to_string().contains("no such device"), "{e}");
+            says_what_to_do(&e);
+        }
+        other => panic!("expected EngineError::NoDevice, got {other:?}"),
+    }
+}
+
+/// A device name that is not there, among devices that are: they are named.
+fn devices_seen() {
+    let named = EngineSettings {
+        device: Some("no such device".into()),
+        ..Default::default()
+    };
+    match AudioEngine::start(named) {
+        Err(e @ EngineError::NoDevice(_)) => {
+            says_what_to_do(&e);
+            assert!(e.to_string().contains("output devices seen: "), "{e}");
         }
         other => panic!("expected EngineError::NoDevice, got {other:?}"),
     }

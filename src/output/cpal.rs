@@ -188,7 +188,12 @@ impl AudioEngine {
     /// `play`). Errors: [`EngineError::InvalidSettings`] for bad settings,
     /// [`EngineError::NoDevice`] when there is no usable output device (or
     /// none of the name asked for), [`EngineError::Device`] when the device
-    /// refuses the stream. Nothing is printed.
+    /// refuses the stream. A `NoDevice` error names the output devices the
+    /// host lists (or says there are none) and what to do: render with
+    /// [`crate::OfflineEngine`], or check the sound server or ALSA set-up.
+    /// Nothing is printed: on Linux, alsa-lib's own error messages (a line
+    /// on stderr for every device it cannot open) are silenced on this
+    /// thread while devices are probed and opened.
     pub fn start(settings: EngineSettings) -> Result<AudioEngine, EngineError> {
         AudioEngine::start_hooked(settings, |_| {})
     }
@@ -208,9 +213,14 @@ impl AudioEngine {
         hook: CallbackHook,
     ) -> Result<AudioEngine, EngineError> {
         settings.validate()?;
+        // alsa-lib prints a line to stderr for every device it cannot open;
+        // while we look for one, those lines are ours to report, not its.
+        let _quiet = QuietAlsa::new();
         let host = cpal::default_host();
-        let (device, device_name) = find_device(&host, settings.device.as_deref())?;
-        let (config, format) = choose_config(&device, &device_name)?;
+        let (device, device_name) =
+            find_device(&host, settings.device.as_deref()).map_err(|e| advise(&host, e))?;
+        let (config, format) =
+            choose_config(&device, &device_name).map_err(|e| advise(&host, e))?;
         let sample_rate = config.sample_rate().0;
         let channels = config.channels();
         if channels == 0 {
@@ -350,6 +360,94 @@ impl DerefMut for AudioEngine {
     }
 }
 
+/// Adds to a [`EngineError::NoDevice`] what was seen and what to do about
+/// it: the output devices the host lists (or that it lists none), and the
+/// ways on (render with [`crate::OfflineEngine`], or fix the audio set-up).
+/// Other errors pass through unchanged.
+fn advise(host: &cpal::Host, error: EngineError) -> EngineError {
+    let EngineError::NoDevice(reason) = error else {
+        return error;
+    };
+    let seen = match host.output_devices() {
+        Ok(devices) => {
+            let names: Vec<String> = devices.filter_map(|d| d.name().ok()).collect();
+            if names.is_empty() {
+                "no output devices were found".to_string()
+            } else {
+                format!("output devices seen: {}", names.join(", "))
+            }
+        }
+        Err(e) => format!("no output devices were found (cannot list them: {e})"),
+    };
+    let check = if cfg!(target_os = "linux") {
+        "check that a sound server (PipeWire, PulseAudio) is running, or the ALSA \
+         configuration (~/.asoundrc, /etc/asound.conf)"
+    } else {
+        "check the system's sound output settings"
+    };
+    EngineError::NoDevice(format!(
+        "{reason}; {seen}; to render without a device use OfflineEngine; to play, {check}"
+    ))
+}
+
+/// While alive, alsa-lib prints none of its error messages on this thread
+/// (Linux only; elsewhere it does nothing).
+///
+/// It sets alsa-lib's thread-local error handler
+/// (`snd_lib_error_set_local`, alsa-lib 1.1.6 and later) to one that drops
+/// the message, and puts back the one it replaced when dropped. The
+/// thread-local handler is consulted by alsa-lib's default handler only, so
+/// a program that installed its own global handler
+/// (`snd_lib_error_set_handler`) keeps getting every message, and other
+/// threads' messages are untouched. (The global setter cannot be used the
+/// same way: it does not return the handler it replaces, so it could only be
+/// reset to alsa-lib's default afterwards, overriding the program's own.)
+/// cpal probes and opens devices on the calling thread, so this covers
+/// everything `AudioEngine::start` does until the stream runs.
+#[cfg(target_os = "linux")]
+struct QuietAlsa {
+    previous: alsa_sys::snd_local_error_handler_t,
+}
+
+#[cfg(target_os = "linux")]
+impl QuietAlsa {
+    fn new() -> QuietAlsa {
+        /// Drops alsa-lib's message (and its `va_list`, left untouched).
+        unsafe extern "C" fn drop_message(
+            _file: *const std::ffi::c_char,
+            _line: std::ffi::c_int,
+            _function: *const std::ffi::c_char,
+            _err: std::ffi::c_int,
+            _fmt: *const std::ffi::c_char,
+            _args: *mut alsa_sys::__va_list_tag,
+        ) {
+        }
+        // SAFETY: sets a thread-local pointer inside alsa-lib; the handler
+        // reads none of its arguments and is valid for the whole program.
+        let previous = unsafe { alsa_sys::snd_lib_error_set_local(Some(drop_message)) };
+        QuietAlsa { previous }
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for QuietAlsa {
+    fn drop(&mut self) {
+        // SAFETY: puts back the handler alsa-lib returned on this thread
+        // (`None`, alsa-lib's own printing, unless someone had set one).
+        unsafe { alsa_sys::snd_lib_error_set_local(self.previous) };
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+struct QuietAlsa;
+
+#[cfg(not(target_os = "linux"))]
+impl QuietAlsa {
+    fn new() -> QuietAlsa {
+        QuietAlsa
+    }
+}
+
 /// The device named `name`, or the host's default output device.
 fn find_device(
     host: &cpal::Host,
@@ -368,21 +466,15 @@ fn find_device(
     let devices = host.output_devices().map_err(|e| {
         EngineError::NoDevice(format!("cannot list output devices to find {name:?}: {e}"))
     })?;
-    let mut seen = Vec::new();
     for device in devices {
         match device.name() {
             Ok(n) if n == name => return Ok((device, n)),
-            Ok(n) => seen.push(n),
-            Err(_) => {}
+            _ => {}
         }
     }
+    // `advise` adds the names that were there.
     Err(EngineError::NoDevice(format!(
-        "no output device named {name:?} (found: {})",
-        if seen.is_empty() {
-            "none".to_string()
-        } else {
-            seen.join(", ")
-        }
+        "no output device named {name:?}"
     )))
 }
 

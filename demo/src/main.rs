@@ -4,15 +4,22 @@
 //! pool of voices, so stealing happens all the time.
 //!
 //! ```text
-//! cargo run --release --example wand_swish                      # live, or offline if no device
-//! cargo run --release --example wand_swish -- --render out/wand_swish.wav --timeline out/wand_swish.svg
-//! cargo run --release --example wand_swish -- --policy reject   # hear the wand go silent
+//! cargo run --release -p voicepool-demo                      # live, or offline if no device
+//! cargo run --release -p voicepool-demo -- --paced           # no device: render, watched in real time
+//! cargo run --release -p voicepool-demo -- --offline         # render as fast as possible
+//! cargo run --release -p voicepool-demo -- --policy reject   # hear the wand go silent
 //! ```
 //!
-//! Flags: `--voices N` (default 12), `--seconds S` (default 12),
-//! `--policy quietest|oldest|reject`, `--render FILE.wav` (render offline
-//! even if a device exists), `--timeline FILE.svg` (a picture of the run:
-//! one row per slot, a bar per voice, a mark where a voice was stolen).
+//! Flags: `--voices N` (default 12), `--seconds S` (above 0, at most 600;
+//! default 12), `--policy quietest|oldest|reject`, `--offline` (render
+//! offline as fast as possible, even if a device exists), `--paced` (render
+//! offline on the wall clock: one block at a time, each when it would play,
+//! with the same live view of the pool; for watching without a sound card),
+//! `--render FILE.wav` (where a render goes; alone, it means `--offline`),
+//! `--timeline FILE.svg` (where the picture of the run goes: one row per
+//! slot, a bar per voice, a mark where a voice was stolen). Files are named
+//! after the policy unless given: `out/wand_swish_quietest.wav` and
+//! `out/wand_swish_quietest.svg`, `out/wand_swish_reject.wav`, ...
 //!
 //! While it runs it shows the pool: one line per slot with the sound's name
 //! and a level bar, and running counts of plays, steals and rejections.
@@ -29,10 +36,20 @@ use voicepool::{
 };
 
 const USAGE: &str =
-    "usage: wand_swish [--voices N] [--seconds S] [--policy quietest|oldest|reject] \
-[--render FILE.wav] [--timeline FILE.svg]";
-/// Where an offline render goes when no `--render` path is given.
-const DEFAULT_RENDER: &str = "out/wand_swish.wav";
+    "usage: wand_swish [--voices N] [--seconds S (0 < S <= 600)] [--policy quietest|oldest|reject] \
+[--offline | --paced] [--render FILE.wav] [--timeline FILE.svg]";
+/// Where the render and the timeline go when no path is given: named after
+/// the policy, so runs with different policies keep their own files.
+fn default_output(policy: StealPolicy, extension: &str) -> PathBuf {
+    PathBuf::from(format!(
+        "out/wand_swish_{}.{extension}",
+        policy_name(policy)
+    ))
+}
+
+fn policy_name(policy: StealPolicy) -> String {
+    format!("{policy:?}").to_lowercase()
+}
 /// Offline block size: script actions land on 128-frame boundaries (2.7 ms).
 const BLOCK: usize = 128;
 
@@ -40,6 +57,8 @@ struct Args {
     voices: usize,
     seconds: f64,
     policy: StealPolicy,
+    offline: bool,
+    paced: bool,
     render: Option<PathBuf>,
     timeline: Option<PathBuf>,
 }
@@ -49,13 +68,24 @@ fn parse_args() -> Result<Args, String> {
         voices: 12,
         seconds: 12.0,
         policy: StealPolicy::Quietest,
+        offline: false,
+        paced: false,
         render: None,
         timeline: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
-        if flag == "--help" || flag == "-h" {
-            return Err(String::new());
+        match flag.as_str() {
+            "--help" | "-h" => return Err(String::new()),
+            "--offline" => {
+                args.offline = true;
+                continue;
+            }
+            "--paced" => {
+                args.paced = true;
+                continue;
+            }
+            _ => {}
         }
         let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
         match flag.as_str() {
@@ -72,7 +102,9 @@ fn parse_args() -> Result<Args, String> {
                     .ok()
                     .filter(|s: &f64| s.is_finite() && *s > 0.0 && *s <= 600.0)
                     .ok_or_else(|| {
-                        format!("--seconds {value}: expected a number of seconds, 0 to 600")
+                        format!(
+                            "--seconds {value}: expected a number of seconds above 0, at most 600"
+                        )
                     })?
             }
             "--policy" => {
@@ -92,6 +124,13 @@ fn parse_args() -> Result<Args, String> {
             _ => return Err(format!("unknown flag {flag}")),
         }
     }
+    if args.offline && args.paced {
+        return Err(
+            "--offline and --paced exclude each other: render as fast as possible, \
+or on the wall clock"
+                .into(),
+        );
+    }
     Ok(args)
 }
 
@@ -105,7 +144,8 @@ const SWISH: usize = 1;
 
 impl Bank {
     fn load() -> Result<Bank, String> {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+        // The repository's samples/, next to this crate's directory.
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../samples");
         let mut names = vec!["ambience".to_string(), "swish".to_string()];
         names.extend((1..=6).map(|i| format!("sparkle_{i}")));
         let sounds = names
@@ -435,6 +475,16 @@ impl Screen {
     }
 }
 
+/// How often the pool is redrawn: 30 times a second on a terminal, every 2 s
+/// into a pipe or file.
+fn redraw_interval(tty: bool) -> Duration {
+    if tty {
+        Duration::from_millis(33)
+    } else {
+        Duration::from_secs(2)
+    }
+}
+
 fn settings(args: &Args) -> EngineSettings {
     EngineSettings {
         voices: args.voices,
@@ -443,9 +493,19 @@ fn settings(args: &Args) -> EngineSettings {
     }
 }
 
-/// Renders the spell offline into a 16-bit stereo WAV, printing a few
-/// snapshots of the pool on the way.
-fn run_offline(args: &Args, bank: &Bank, path: &Path) -> Result<Show, String> {
+/// How an offline render is driven.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pace {
+    /// As fast as possible, printing a few snapshots of the pool.
+    Fast,
+    /// On the wall clock: each block rendered when it would play live, the
+    /// pool drawn as the live mode draws it.
+    RealTime,
+}
+
+/// Renders the spell offline into a 16-bit stereo WAV. The audio is the
+/// same whatever the pace: the script is played by frame, not by clock.
+fn run_offline(args: &Args, bank: &Bank, path: &Path, pace: Pace) -> Result<Show, String> {
     let mut engine = OfflineEngine::new(settings(args)).map_err(|e| e.to_string())?;
     let rate = engine.sample_rate();
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -467,9 +527,12 @@ fn run_offline(args: &Args, bank: &Bank, path: &Path) -> Result<Show, String> {
     let snapshot_casts: Vec<usize> = (0..4).map(|k| k * casts / 4).collect();
     let mut snapshots: Vec<u64> = Vec::new();
     let mut screen = Screen {
-        tty: false,
+        tty: pace == Pace::RealTime && std::io::stdout().is_terminal(),
         drawn: 0,
     };
+    let redraw = redraw_interval(screen.tty);
+    let start = Instant::now();
+    let mut last_draw = start;
     let mut next = 0;
     let mut frame = 0u64;
     while frame < total {
@@ -493,9 +556,26 @@ fn run_offline(args: &Args, bank: &Bank, path: &Path) -> Result<Show, String> {
         show.absorb(events);
         let slots = engine.slots();
         show.observe(&slots, frame);
-        if snapshots.first().is_some_and(|&at| frame >= at) {
-            snapshots.remove(0);
-            screen.draw(&show.panel(bank, &slots, &engine, show.seconds(frame)));
+        match pace {
+            Pace::Fast => {
+                if snapshots.first().is_some_and(|&at| frame >= at) {
+                    snapshots.remove(0);
+                    screen.draw(&show.panel(bank, &slots, &engine, show.seconds(frame)));
+                }
+            }
+            Pace::RealTime => {
+                if last_draw.elapsed() >= redraw || frame >= total {
+                    screen.draw(&show.panel(bank, &slots, &engine, show.seconds(frame)));
+                    last_draw = Instant::now();
+                }
+                // Wait until this block would have finished playing. A few
+                // milliseconds ahead is fine: a device buffers that much too.
+                let due = start + Duration::from_secs_f64(show.seconds(frame));
+                let ahead = due.saturating_duration_since(Instant::now());
+                if ahead > Duration::from_millis(5) {
+                    std::thread::sleep(ahead);
+                }
+            }
         }
     }
     wav.finalize().map_err(io)?;
@@ -513,11 +593,7 @@ fn run_live(args: &Args, bank: &Bank, mut engine: AudioEngine) -> Show {
         tty: std::io::stdout().is_terminal(),
         drawn: 0,
     };
-    let redraw = if screen.tty {
-        Duration::from_millis(33)
-    } else {
-        Duration::from_secs(2)
-    };
+    let redraw = redraw_interval(screen.tty);
     let start = Instant::now();
     let mut last_draw = start;
     let mut next = 0;
@@ -569,20 +645,30 @@ fn main() {
             std::process::exit(1);
         }
     };
-    let policy = format!("{:?}", args.policy).to_lowercase();
+    let policy = policy_name(args.policy);
     println!(
         "wand_swish: {} voices, policy {policy}, {} s of spells",
         args.voices, args.seconds
     );
-    let live = match &args.render {
-        Some(_) => None,
-        None => match AudioEngine::start(settings(&args)) {
+    let mut pace = Pace::RealTime;
+    let live = if args.paced {
+        None
+    } else if args.offline || args.render.is_some() {
+        pace = Pace::Fast;
+        None
+    } else {
+        match AudioEngine::start(settings(&args)) {
             Ok(engine) => Some(engine),
             Err(e) => {
-                println!("{e}; rendering offline instead");
+                // Someone watching a terminal sees the pool at the pace it
+                // would have played; a pipe gets the render at full speed.
+                if !std::io::stdout().is_terminal() {
+                    pace = Pace::Fast;
+                }
+                println!("{e}\nso rendering offline instead");
                 None
             }
-        },
+        }
     };
     let (show, rendered) = match live {
         Some(engine) => {
@@ -597,9 +683,16 @@ fn main() {
             let path = args
                 .render
                 .clone()
-                .unwrap_or_else(|| PathBuf::from(DEFAULT_RENDER));
-            println!("rendering offline to {} ...\n", path.display());
-            match run_offline(&args, &bank, &path) {
+                .unwrap_or_else(|| default_output(args.policy, "wav"));
+            match pace {
+                Pace::Fast => println!("rendering offline to {} ...\n", path.display()),
+                Pace::RealTime => println!(
+                    "rendering to {} in real time, as it would play live \
+(--offline: full speed) ...\n",
+                    path.display()
+                ),
+            }
+            match run_offline(&args, &bank, &path, pace) {
                 Ok(show) => (show, Some(path)),
                 Err(e) => {
                     eprintln!("wand_swish: {e}");
@@ -636,13 +729,17 @@ fn main() {
             show.rate
         );
     }
-    if let Some(path) = &args.timeline {
+    {
+        let path = args
+            .timeline
+            .clone()
+            .unwrap_or_else(|| default_output(args.policy, "svg"));
         let svg = timeline_svg(&show, &bank, args.voices, &policy);
         let written = path
             .parent()
             .filter(|d| !d.as_os_str().is_empty())
             .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|()| std::fs::write(path, svg));
+            .and_then(|()| std::fs::write(&path, svg));
         match written {
             Ok(()) => println!("wrote {} (timeline: one row per slot)", path.display()),
             Err(e) => {
