@@ -6,7 +6,9 @@
 mod counting_alloc;
 
 use counting_alloc::allocations;
-use voicepool::{Engine, EngineSettings, PlayError, PlayParams, Sound, StealPolicy};
+use std::time::Duration;
+
+use voicepool::{Engine, EngineSettings, GroupSettings, PlayError, PlayParams, Sound, StealPolicy};
 
 fn tone(freq: f32, frames: usize, rate: u32, channels: u16) -> Sound {
     let s = (0..frames * channels as usize)
@@ -34,6 +36,25 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
         ..Default::default()
     };
     let (mut engine, mut mixer) = Engine::new(settings).unwrap();
+    // Groups of every policy (one with a retrigger interval) and buses,
+    // all used below, so their commands and states churn too.
+    let groups: Vec<_> = [
+        (2, StealPolicy::Quietest, 0),
+        (3, StealPolicy::Oldest, 5),
+        (1, StealPolicy::Reject, 0),
+    ]
+    .into_iter()
+    .map(|(max_voices, policy, ms)| {
+        engine
+            .create_group(GroupSettings {
+                max_voices,
+                policy,
+                min_interval: Duration::from_millis(ms),
+            })
+            .unwrap()
+    })
+    .collect();
+    let buses = [engine.create_bus().unwrap(), engine.create_bus().unwrap()];
     let mut sounds = vec![
         tone(440.0, 4_410, 44_100, 1),
         tone(300.0, 24_000, 48_000, 2),
@@ -68,6 +89,12 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
                 .priority(((i + j) % 4) as u8 * 64)
                 .protected(j == 0 && i % 500 == 0)
                 .looping((i + j) % 17 == 0);
+            let p = match (i + j) % 5 {
+                0 => p.group(groups[j % 3]).bus(buses[j % 2]),
+                1 => p.group(groups[i % 3]),
+                2 => p.bus(buses[i % 2]),
+                _ => p,
+            };
             match engine.play(s, p) {
                 Ok(h) => {
                     played += 1;
@@ -84,6 +111,24 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
             if i % 3 == 0 {
                 let _ = engine.stop(h);
             }
+            match i % 7 {
+                0 => drop(engine.pause(h)),
+                1 => drop(engine.resume(h)),
+                2 => drop(engine.fade_volume(h, 0.2, Duration::from_millis(30))),
+                3 => drop(engine.stop_with_fade(h, Duration::from_millis(15))),
+                _ => {}
+            }
+        }
+        // Buses fading, pausing (mid-fade too) and resuming; the master too.
+        let bus = buses[i % 2];
+        match i % 11 {
+            0 => drop(engine.pause_bus(bus)),
+            3 => drop(engine.resume_bus(bus)),
+            5 => drop(engine.set_bus_volume(bus, 0.3, Duration::from_millis(20))),
+            7 => drop(engine.set_master_volume(0.8, Duration::from_millis(10))),
+            8 => drop(engine.pause_bus(engine.master_bus())),
+            9 => drop(engine.resume_bus(engine.master_bus())),
+            _ => {}
         }
         if i % 400 == 399 {
             let _ = engine.stop_all();
@@ -107,6 +152,7 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
     assert!(stats.steals > 2_000, "{stats:?}");
     assert!(stats.ended > 100, "{stats:?}");
     assert!(stats.rejections > 0, "{stats:?}");
+    assert!(stats.limited > 100, "groups were not exercised: {stats:?}");
     // Plays and the set_* calls that found the queue full are all counted.
     assert!(
         queue_full > 0 && stats.dropped_commands >= queue_full,
