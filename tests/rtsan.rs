@@ -126,7 +126,8 @@ fn offline_engine_churn_in_realtime_context() {
         let st = e.stats();
         assert!(st.dropped_commands > 0 && st.lost_events > 0, "{st:?}");
         if policy == StealPolicy::Reject {
-            assert!(st.rejections > 1_000 && st.steals == 0, "{st:?}");
+            // The pool never steals; only a full group steals its own.
+            assert!(st.rejections > 1_000 && st.steals <= st.limited, "{st:?}");
         } else {
             assert!(st.started > 500 && st.ended > 100, "{st:?}");
             assert!(st.steals > 100 && st.limited > 100, "{st:?}");
