@@ -1,5 +1,7 @@
-//! Random command scripts (proptest): arbitrary interleavings of play, stop,
-//! set_*, stop_all, render and drain, with arbitrary parameters (NaN,
+//! Random command scripts (proptest): arbitrary interleavings of play (in
+//! groups and on buses or not), stop, set_*, stop_all, pause, resume,
+//! fade_volume, stop_with_fade, bus volume, pause and resume (the master's
+//! too), render and drain, with arbitrary parameters (NaN,
 //! infinities, negative and huge values), block sizes from 0 frames up, on
 //! pools of 1 to 64 voices under every steal policy. After every block:
 //!
@@ -28,7 +30,8 @@ use support::voice_of;
 
 use proptest::prelude::*;
 use voicepool::{
-    EngineSettings, Event, OfflineEngine, PlayError, PlayParams, Sound, StealPolicy, VoiceHandle,
+    BusHandle, EngineSettings, Event, GroupHandle, GroupSettings, OfflineEngine, PlayError,
+    PlayParams, Sound, StealPolicy, VoiceHandle,
 };
 
 #[derive(Clone, Debug)]
@@ -42,8 +45,20 @@ enum Op {
         looping: bool,
         priority: u8,
         protected: bool,
+        /// 0: no group, else group `group - 1`.
+        group: u8,
+        /// 0: the master bus, else bus `bus - 1`.
+        bus: u8,
     },
     Stop(usize),
+    Pause(usize),
+    Resume(usize),
+    FadeVolume(usize, f32, u16),
+    StopWithFade(usize, u16),
+    /// Bus 0 is the master.
+    PauseBus(u8),
+    ResumeBus(u8),
+    BusVolume(u8, f32, u16),
     SetVolume(usize, f32),
     SetPan(usize, f32),
     SetPitch(usize, f32),
@@ -67,6 +82,8 @@ struct Script {
     stop_fade_ms: u64,
     param_ramp_ms: u64,
     master_gain: f32,
+    /// Two groups: (max_voices, policy, min_interval ms).
+    groups: [(usize, StealPolicy, u64); 2],
     ops: Vec<Op>,
 }
 
@@ -113,19 +130,25 @@ fn op() -> impl Strategy<Value = Op> {
         prop::bool::weighted(0.2),
         prop_oneof![Just(0u8), Just(128u8), Just(255u8), any::<u8>()],
         prop::bool::weighted(0.15),
+        (0u8..3, 0u8..3),
     )
         .prop_map(
-            |(sound, volume, pan, pitch, fade, looping, priority, protected)| Op::Play {
-                sound,
-                volume,
-                pan,
-                pitch,
-                fade,
-                looping,
-                priority,
-                protected,
+            |(sound, volume, pan, pitch, fade, looping, priority, protected, (group, bus))| {
+                Op::Play {
+                    sound,
+                    volume,
+                    pan,
+                    pitch,
+                    fade,
+                    looping,
+                    priority,
+                    protected,
+                    group,
+                    bus,
+                }
             },
         );
+    let fade_ms = || prop_oneof![Just(0u16), 1u16..50, Just(60_001u16)];
     prop_oneof![
         8 => play,
         2 => any::<usize>().prop_map(Op::Stop),
@@ -135,7 +158,26 @@ fn op() -> impl Strategy<Value = Op> {
         1 => Just(Op::StopAll),
         6 => frames().prop_map(Op::Render),
         1 => Just(Op::Drain),
+        1 => any::<usize>().prop_map(Op::Pause),
+        1 => any::<usize>().prop_map(Op::Resume),
+        1 => (any::<usize>(), wild_f32(), fade_ms()).prop_map(|(h, v, f)| Op::FadeVolume(h, v, f)),
+        1 => (any::<usize>(), fade_ms()).prop_map(|(h, f)| Op::StopWithFade(h, f)),
+        1 => (0u8..3).prop_map(Op::PauseBus),
+        1 => (0u8..3).prop_map(Op::ResumeBus),
+        1 => (0u8..3, wild_f32(), fade_ms()).prop_map(|(b, v, f)| Op::BusVolume(b, v, f)),
     ]
+}
+
+fn group_settings() -> impl Strategy<Value = (usize, StealPolicy, u64)> {
+    (
+        1usize..=4,
+        prop::sample::select(vec![
+            StealPolicy::Quietest,
+            StealPolicy::Oldest,
+            StealPolicy::Reject,
+        ]),
+        prop_oneof![Just(0u64), 1u64..=20],
+    )
 }
 
 fn script() -> impl Strategy<Value = Script> {
@@ -153,14 +195,17 @@ fn script() -> impl Strategy<Value = Script> {
             1usize..=48,
         ),
         (0u64..=40, 0u64..=10, 0u64..=15, 0u64..=15, 0.0f32..=16.0),
+        (group_settings(), group_settings()),
         prop::collection::vec(op(), 1..80),
     )
         .prop_map(
             |(
                 (voices, policy, sample_rate, command_capacity, generous_events, small_events),
                 (age, steal, stop, ramp, master_gain),
+                (g0, g1),
                 ops,
             )| Script {
+                groups: [g0, g1],
                 voices,
                 policy,
                 sample_rate,
@@ -212,6 +257,9 @@ struct Seen {
 
 struct Run {
     engine: OfflineEngine,
+    groups: Vec<GroupHandle>,
+    /// The master bus, then two more.
+    buses: Vec<BusHandle>,
     generous: bool,
     handles: Vec<VoiceHandle>,
     seen: HashMap<VoiceHandle, Seen>,
@@ -237,13 +285,37 @@ impl Run {
             master_gain: s.master_gain,
             ..Default::default()
         };
+        let engine = OfflineEngine::new(settings).expect("valid settings");
+        // Made before the first render, so the command queue has room
+        // (one command each) unless its capacity is 1.
+        let mut groups = Vec::new();
+        let mut queue_full = 0;
+        for &(max_voices, policy, ms) in &s.groups {
+            let settings = GroupSettings {
+                max_voices,
+                policy,
+                min_interval: Duration::from_millis(ms),
+            };
+            match engine.create_group(settings) {
+                Ok(g) => groups.push(g),
+                Err(PlayError::QueueFull) => queue_full += 1,
+                Err(e) => panic!("create_group: {e}"),
+            }
+        }
+        let buses = vec![
+            engine.master_bus(),
+            engine.create_bus().unwrap(),
+            engine.create_bus().unwrap(),
+        ];
         Run {
-            engine: OfflineEngine::new(settings).expect("valid settings"),
+            engine,
+            groups,
+            buses,
             generous: s.generous_events,
             handles: Vec::new(),
             seen: HashMap::new(),
             counts: [0; 4],
-            queue_full: 0,
+            queue_full,
             frames: 0,
             output: Vec::new(),
             events: Vec::new(),
@@ -288,15 +360,24 @@ impl Run {
                 looping,
                 priority,
                 protected,
+                group,
+                bus,
             } => {
-                let params = PlayParams::default()
+                let mut params = PlayParams::default()
                     .volume(volume)
                     .pan(pan)
                     .pitch(pitch)
                     .fade_in(fade)
                     .looping(looping)
                     .priority(priority)
-                    .protected(protected);
+                    .protected(protected)
+                    .bus(self.buses[usize::from(bus)]);
+                if let Some(&g) = usize::from(group)
+                    .checked_sub(1)
+                    .and_then(|g| self.groups.get(g))
+                {
+                    params = params.group(g);
+                }
                 let r = self.engine.play(&sounds[sound], params);
                 self.check_result(&r, &[volume, pan, pitch, fade])?;
                 if let Ok(h) = r {
@@ -324,6 +405,36 @@ impl Run {
             Op::StopAll => {
                 let r = self.engine.stop_all();
                 self.check_result(&r, &[])?;
+            }
+            Op::Pause(i) | Op::Resume(i) | Op::StopWithFade(i, _) | Op::FadeVolume(i, ..) => {
+                let h = self.pick(i).unwrap_or(VoiceHandle::default_for_tests());
+                let (r, v) = match *op {
+                    Op::Pause(_) => (self.engine.pause(h), 0.0),
+                    Op::Resume(_) => (self.engine.resume(h), 0.0),
+                    Op::StopWithFade(_, ms) => {
+                        let fade = Duration::from_millis(u64::from(ms));
+                        (self.engine.stop_with_fade(h, fade), 0.0)
+                    }
+                    Op::FadeVolume(_, v, ms) => {
+                        let fade = Duration::from_millis(u64::from(ms));
+                        (self.engine.fade_volume(h, v, fade), v)
+                    }
+                    _ => unreachable!(),
+                };
+                self.check_result(&r, &[v])?;
+            }
+            Op::PauseBus(b) => {
+                let r = self.engine.pause_bus(self.buses[usize::from(b)]);
+                self.check_result(&r, &[])?;
+            }
+            Op::ResumeBus(b) => {
+                let r = self.engine.resume_bus(self.buses[usize::from(b)]);
+                self.check_result(&r, &[])?;
+            }
+            Op::BusVolume(b, v, ms) => {
+                let fade = Duration::from_millis(u64::from(ms));
+                let r = (self.engine).set_bus_volume(self.buses[usize::from(b)], v, fade);
+                self.check_result(&r, &[v])?;
             }
             Op::Render(n) => self.render(n)?,
             Op::Drain => {
