@@ -1,7 +1,16 @@
-//! The shape a game integrates: a 60 Hz loop on the main thread that plays
-//! sounds and reads the engine's events every frame, plus a second thread
-//! (think: an AI or physics system) that plays sounds through a
-//! [`Controller`]. It prints what was stolen, and by what.
+//! The shape a game integrates, as a small shooter scene: a 60 Hz loop on
+//! the main thread that plays sounds and reads the engine's events every
+//! frame, plus a second thread (think: an AI or physics system) that plays
+//! footsteps through a [`Controller`].
+//!
+//! The scene uses voicepool's voice management: a music bus and an effects
+//! bus (each with its own volume), a UI bus; a `guns` group (at most 4
+//! gunshots at once, the oldest gives way) and a `steps` group (at most 2,
+//! and never two within 50 ms). Halfway through, a pause menu pauses the
+//! effects bus, turns the music down and plays a UI click; closing it
+//! resumes the effects exactly where they were. It prints what was
+//! limited, stolen and paused, naming each voice by its sound through
+//! `voice_info` (no map of its own).
 //!
 //! ```text
 //! cargo run --release --example game_loop               # live, or simulated if no device
@@ -14,12 +23,12 @@
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use voicepool::{
-    AudioEngine, Controller, Engine, EngineSettings, Event, OfflineEngine, PlayParams, Sound,
-    VoiceHandle,
+    AudioEngine, Controller, Engine, EngineSettings, Event, GroupHandle, GroupSettings,
+    OfflineEngine, PlayParams, Sound, StealPolicy, VoiceHandle,
 };
 
 /// Live device or, failing that, an offline engine rendered once a frame.
@@ -46,16 +55,13 @@ impl Output {
     }
 }
 
-/// Which sound each handle plays, for printing (game side only).
-type Names = Arc<Mutex<HashMap<VoiceHandle, String>>>;
-
-fn play(ctl: &Controller, names: &Names, sound: &Sound, params: PlayParams) {
+fn play(ctl: &Controller, sound: &Sound, params: PlayParams) -> Option<VoiceHandle> {
     match ctl.play(sound, params) {
-        Ok(h) => {
-            let mut names = names.lock().unwrap_or_else(|e| e.into_inner());
-            names.insert(h, sound.name().to_string());
+        Ok(h) => Some(h),
+        Err(e) => {
+            println!("  play {} refused: {e}", sound.name());
+            None
         }
-        Err(e) => println!("  play {} refused: {e}", sound.name()),
     }
 }
 
@@ -69,16 +75,37 @@ fn load(name: &str) -> Sound {
     })
 }
 
+/// Decaying noise: a stand-in gunshot (short) or explosion (long, darker).
+fn noise_burst(name: &str, seconds: f32, decay: f32, smooth: f32, seed: u32) -> Sound {
+    let n = (seconds * 48_000.0) as usize;
+    let (mut x, mut y) = (seed, 0.0f32);
+    let samples = (0..n)
+        .map(|i| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            let white = x as f32 / u32::MAX as f32 * 2.0 - 1.0;
+            y += (white - y) * smooth; // one-pole low-pass: smaller is darker
+            y * (-(i as f32) / (decay * 48_000.0)).exp() * 0.9
+        })
+        .collect();
+    Sound::from_samples(1, 48_000, samples)
+        .expect("finite samples")
+        .with_name(name)
+}
+
+fn usage() -> ! {
+    eprintln!("usage: game_loop [--seconds S]   (S above 0, at most 600)");
+    std::process::exit(2);
+}
+
 fn main() {
-    let mut seconds = 5.0f64;
+    let mut seconds = 6.0f64;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match (a.as_str(), args.next().and_then(|v| v.parse::<f64>().ok())) {
             ("--seconds", Some(s)) if s.is_finite() && s > 0.0 && s <= 600.0 => seconds = s,
-            _ => {
-                eprintln!("usage: game_loop [--seconds S]   (S from 0 to 600)");
-                std::process::exit(2);
-            }
+            _ => usage(),
         }
     }
 
@@ -103,91 +130,155 @@ fn main() {
         }
     };
 
-    let swish = load("swish");
-    let sparkles: Vec<Sound> = (1..=6).map(|i| load(&format!("sparkle_{i}"))).collect();
+    let music = load("ambience").with_name("music");
     let footstep = load("footstep");
-    let ambience = load("ambience");
-    let names: Names = Arc::default();
+    let click = load("sparkle_1").with_name("ui_click");
+    let gunshot = noise_burst("gunshot", 0.35, 0.06, 0.6, 7);
+    let explosion = noise_burst("explosion", 1.5, 0.4, 0.08, 11);
 
     let ctl = output.engine().controller();
+    let setup = || -> Result<_, voicepool::PlayError> {
+        let music_bus = ctl.create_bus()?;
+        let sfx = ctl.create_bus()?;
+        let ui = ctl.create_bus()?;
+        let guns = ctl.create_group(GroupSettings {
+            max_voices: 4,
+            policy: StealPolicy::Oldest,
+            ..Default::default()
+        })?;
+        let steps = ctl.create_group(GroupSettings {
+            max_voices: 2,
+            min_interval: Duration::from_millis(50),
+            ..Default::default()
+        })?;
+        Ok((music_bus, sfx, ui, guns, steps))
+    };
+    let (music_bus, sfx, ui, guns, steps) = setup().unwrap_or_else(|e| {
+        eprintln!("game_loop: {e}");
+        std::process::exit(1);
+    });
+    let group_names: HashMap<GroupHandle, &str> = [(guns, "guns"), (steps, "steps")].into();
     play(
         &ctl,
-        &names,
-        &ambience,
+        &music,
         PlayParams::default()
-            .volume(0.3)
+            .bus(music_bus)
+            .volume(0.4)
             .looping(true)
             .protected(true),
     );
 
-    // A second thread plays footsteps through its own Controller.
+    // A second thread plays footsteps through its own Controller, every
+    // 300 ms, into the `steps` group on the effects bus.
+    // (The game is paused during the menu: nobody walks.)
     let running = Arc::new(AtomicBool::new(true));
+    let menu_open = Arc::new(AtomicBool::new(false));
     let walker = {
-        let (ctl, names, running) = (ctl.clone(), Arc::clone(&names), Arc::clone(&running));
+        let (ctl, running, menu) = (ctl.clone(), Arc::clone(&running), Arc::clone(&menu_open));
         std::thread::spawn(move || {
             let mut left = true;
             while running.load(Ordering::Relaxed) {
+                if menu.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(10));
+                    continue;
+                }
                 let pan = if left { -0.3 } else { 0.3 };
-                play(
-                    &ctl,
-                    &names,
-                    &footstep,
-                    PlayParams::default().volume(0.5).pan(pan),
-                );
+                let p = PlayParams::default()
+                    .volume(0.5)
+                    .pan(pan)
+                    .group(steps)
+                    .bus(sfx);
+                play(&ctl, &footstep, p);
                 left = !left;
-                std::thread::sleep(Duration::from_millis(350));
+                std::thread::sleep(Duration::from_millis(300));
             }
         })
     };
 
-    // The game loop: 60 frames a second.
+    // The game loop: 60 frames a second. The script, in seconds: a 40-shot
+    // machine-gun burst from 0.5 to 2.5, explosions at 1.5 and 2.5, the
+    // pause menu from 3.5 to 4.5.
     let frame_time = Duration::from_secs_f64(1.0 / 60.0);
     let frames = (seconds * 60.0) as u64;
     let start = Instant::now();
-    let mut steals = 0;
+    let (mut steals, mut in_group, mut limited_rejects, mut steps_lost) = (0, 0, 0, 0);
     for frame in 0..frames {
-        // Game logic: every 45 frames the hero casts a spell.
-        if frame % 45 == 10 {
-            play(&ctl, &names, &swish, PlayParams::default().priority(200));
-            for k in 0..12 {
-                let s = &sparkles[(frame as usize + k * 5) % sparkles.len()];
-                let p = PlayParams::default()
-                    .volume(0.15 + 0.04 * (k % 5) as f32)
-                    .pitch(0.8 + 0.07 * (k % 9) as f32)
-                    .pan(-0.8 + 0.14 * k as f32);
-                play(&ctl, &names, s, p);
-            }
+        let t = frame as f64 / 60.0;
+        if (0.5..2.5).contains(&t) && frame % 3 == 0 {
+            let p = PlayParams::default()
+                .group(guns)
+                .bus(sfx)
+                .pan(0.4)
+                .pitch(0.95 + 0.01 * (frame % 10) as f32);
+            play(&ctl, &gunshot, p);
+        }
+        if frame == 90 || frame == 150 {
+            let p = PlayParams::default().bus(sfx).priority(200);
+            play(&ctl, &explosion, p);
+        }
+        if frame == 210 {
+            println!("frame {frame:4}: pause menu opens: effects paused, music down, click");
+            menu_open.store(true, Ordering::Relaxed);
+            let _ = ctl.pause_bus(sfx);
+            let _ = ctl.set_bus_volume(music_bus, 0.3, Duration::from_millis(300));
+            play(&ctl, &click, PlayParams::default().bus(ui).priority(255));
+        }
+        if frame == 270 {
+            println!("frame {frame:4}: pause menu closes: effects resume where they were");
+            menu_open.store(false, Ordering::Relaxed);
+            let _ = ctl.resume_bus(sfx);
+            let _ = ctl.set_bus_volume(music_bus, 1.0, Duration::from_millis(300));
+            play(&ctl, &click, PlayParams::default().bus(ui).priority(255));
         }
         output.tick(frame_time);
 
-        // Read what the audio side did since last frame.
-        let events: Vec<Event> = output.engine().drain_events().collect();
-        let names_now = names.lock().unwrap_or_else(|e| e.into_inner());
-        let name = |h: &VoiceHandle| names_now.get(h).map_or("?", String::as_str).to_string();
+        // Read what the audio side did since last frame, and name it.
+        let engine = output.engine();
+        let events: Vec<Event> = engine.drain_events().collect();
+        let describe = |h: VoiceHandle| match engine.voice_info(h) {
+            Some(info) => {
+                let group = info.group.and_then(|g| group_names.get(&g).copied());
+                (info.sound_name.to_string(), group)
+            }
+            None => ("?".to_string(), None),
+        };
         for ev in events {
             match ev {
                 Event::Stolen { victim, by } => {
                     steals += 1;
+                    let ((v, vg), (b, bg)) = (describe(victim), describe(by));
+                    let why = if vg.is_some() && vg == bg {
+                        in_group += 1;
+                        format!(" (group {} at its limit)", vg.unwrap_or("?"))
+                    } else {
+                        String::new()
+                    };
+                    if v == "footstep" {
+                        steps_lost += 1;
+                    }
                     println!(
-                        "frame {frame:4}: {} (#{}) stolen by {} (#{})",
-                        name(&victim),
+                        "frame {frame:4}: {v} #{} stolen by {b} #{}{why}",
                         victim.id(),
-                        name(&by),
                         by.id()
                     );
                 }
                 Event::Rejected { voice } => {
-                    println!(
-                        "frame {frame:4}: {} (#{}) rejected",
-                        name(&voice),
-                        voice.id()
-                    );
+                    let (v, group) = describe(voice);
+                    if v == "footstep" {
+                        steps_lost += 1;
+                    }
+                    match group {
+                        Some(g) => {
+                            limited_rejects += 1;
+                            println!("frame {frame:4}: {v} #{} limited by group {g}", voice.id());
+                        }
+                        None => println!("frame {frame:4}: {v} #{} rejected", voice.id()),
+                    }
                 }
                 Event::StreamError { kind } => println!("frame {frame:4}: stream error {kind:?}"),
                 _ => {}
             }
         }
-        drop(names_now);
 
         // Sleep until the next frame is due.
         let due = start + frame_time * (frame as u32 + 1);
@@ -200,7 +291,8 @@ fn main() {
 
     let stats = output.engine().stats();
     println!(
-        "{seconds} s: {} voices started, {} stolen ({steals} printed), {} rejected, peak {} of 8 voices",
+        "{seconds} s: {} voices started, {} stolen ({in_group} within a full group), \
+         {} rejected ({limited_rejects} by a group), {steps_lost} footsteps lost, peak {} of 8 voices ({steals} steals printed)",
         stats.started, stats.steals, stats.rejections, stats.peak_active_voices
     );
 }
