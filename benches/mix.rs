@@ -8,6 +8,9 @@
 //!   exact-step fast path). Target: 0.3 ns per voice-frame or better.
 //! - `w_portable/256`: workload W on the portable kernels (what a CPU
 //!   without AVX2 runs).
+//! - `w_routed/N`: workload W with every voice on one of four buses (not
+//!   the master) and in one of four groups ([`Workload::routed`]). Issue
+//!   11's goal: at most 10 % more per voice-frame than `w_44k1_to_48k/N`.
 //!
 //! - `loops/...`: 256 voices looping one sound each, in 480-frame blocks:
 //!   a long loop (4,800 frames) at pitch 1 (the reference) and 64, and
@@ -34,7 +37,11 @@ const VOICES: [usize; 3] = [32, 256, 1024];
 fn bench_workload(c: &mut Criterion, name: &str, rate: u32, voices: &[usize], portable: bool) {
     let mut g = c.benchmark_group(name);
     for &n in voices {
-        let mut w = Workload::new(n, rate);
+        let mut w = if name == "w_routed" {
+            Workload::routed(n, rate)
+        } else {
+            Workload::new(n, rate)
+        };
         if portable {
             w.engine.mixer_mut().force_portable_kernels();
         }
@@ -54,6 +61,10 @@ fn rate_matched(c: &mut Criterion) {
 
 fn portable(c: &mut Criterion) {
     bench_workload(c, "w_portable", 44_100, &[256], true);
+}
+
+fn routed(c: &mut Criterion) {
+    bench_workload(c, "w_routed", 44_100, &VOICES, false);
 }
 
 /// Loop lengths (frames) and pitches of the `loops` group; the first is the
@@ -122,7 +133,7 @@ fn loops(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, workload_w, rate_matched, portable, loops);
+criterion_group!(benches, workload_w, routed, rate_matched, portable, loops);
 
 fn main() {
     benches();
@@ -131,7 +142,7 @@ fn main() {
         return; // `cargo test` runs each bench once: no figures to report
     }
     let mut rows = Vec::new();
-    for group in ["w_44k1_to_48k", "rate_matched_48k"] {
+    for group in ["w_44k1_to_48k", "w_routed", "rate_matched_48k"] {
         for n in VOICES {
             rows.push((format!("{group}/{n}"), (n * BLOCK) as f64, "voice-frame"));
         }

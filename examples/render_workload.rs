@@ -7,7 +7,8 @@
 //! ```
 //!
 //! Arguments: voices (default 256), source rate in Hz (default 44100),
-//! blocks (default 100), and `portable` to use the portable kernels.
+//! blocks (default 100), `portable` to use the portable kernels, and
+//! `routed` to put every voice on a bus and in a group.
 
 use voicepool::bench_support::{Workload, BLOCK};
 
@@ -15,7 +16,11 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let arg = |i: usize, d: u64| args.get(i).and_then(|s| s.parse().ok()).unwrap_or(d);
     let (voices, rate, blocks) = (arg(0, 256) as usize, arg(1, 44_100) as u32, arg(2, 100));
-    let mut w = Workload::new(voices, rate);
+    let mut w = if args.iter().any(|a| a == "routed") {
+        Workload::routed(voices, rate)
+    } else {
+        Workload::new(voices, rate)
+    };
     if args.iter().any(|a| a == "portable") {
         w.engine.mixer_mut().force_portable_kernels();
     }

@@ -52,6 +52,17 @@ impl Workload {
     /// Starts the voices over the first second (so their positions differ),
     /// then renders 10 more blocks.
     pub fn new(voices: usize, rate: u32) -> Workload {
+        Workload::build(voices, rate, false)
+    }
+
+    /// As [`Workload::new`], with every voice on one of four buses (not the
+    /// master) and in one of four groups (whose limits are never reached):
+    /// what routing costs.
+    pub fn routed(voices: usize, rate: u32) -> Workload {
+        Workload::build(voices, rate, true)
+    }
+
+    fn build(voices: usize, rate: u32, routed: bool) -> Workload {
         let settings = EngineSettings {
             voices,
             command_capacity: 4 * voices,
@@ -59,6 +70,19 @@ impl Workload {
             ..Default::default()
         };
         let mut engine = OfflineEngine::new(settings).expect("valid settings");
+        let routes: Vec<_> = (0..4)
+            .filter(|_| routed)
+            .map(|_| {
+                let bus = engine.create_bus().expect("a bus");
+                let group = engine
+                    .create_group(crate::GroupSettings {
+                        max_voices: voices,
+                        ..Default::default()
+                    })
+                    .expect("a group");
+                (bus, group)
+            })
+            .collect();
         let sounds = sine_sounds(rate);
         let mut handles = Vec::with_capacity(voices);
         let per_block = voices.div_ceil(100);
@@ -70,6 +94,10 @@ impl Workload {
                     .pan(((i * 53 % 201) as f32 / 100.0) - 1.0)
                     .looping(true)
                     .fade_in(0.01);
+                let p = match routes.get(i % 4) {
+                    Some(&(bus, group)) => p.bus(bus).group(group),
+                    None => p,
+                };
                 handles.push(engine.play(&sounds[i % sounds.len()], p).expect("queue"));
             }
             engine.render(BLOCK);
