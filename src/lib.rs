@@ -32,6 +32,12 @@
 //!
 //! - [`Sound`] ([`sound`]): decoded samples plus their loudness analysis, shared.
 //! - [`Engine`] / [`Controller`] ([`engine`]): the game side. Calls never block.
+//!   Besides play / stop / set_*: groups with instance limits and retrigger
+//!   intervals ([`Controller::create_group`], [`GroupSettings`]), buses with
+//!   volume fades and pause ([`Controller::create_bus`],
+//!   [`Controller::set_bus_volume`], [`Controller::pause_bus`]), the master
+//!   volume at run time, one voice's pause, resume and fades, and what a
+//!   handle plays ([`Controller::voice_info`]).
 //! - [`Mixer`] ([`mixer`]): the audio side, with the real-time contract.
 //! - [`AudioEngine`] ([`output::cpal`]): live output on a cpal device.
 //! - [`OfflineEngine`] ([`output::offline`]): deterministic rendering.

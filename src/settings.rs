@@ -63,7 +63,9 @@ pub struct EngineSettings {
     pub stop_fade: Duration,
     /// Ramp time for volume and pan changes (no zipper noise). Default 10 ms.
     pub param_ramp: Duration,
-    /// Gain applied to the mix before the output limiter. Default 1.0.
+    /// Gain applied to the mix before the output limiter: the master
+    /// volume the engine starts with (change it at run time with
+    /// [`crate::Controller::set_master_volume`]). Default 1.0.
     pub master_gain: f32,
     /// Live output: the device to open, by name; `None` for the default.
     pub device: Option<String>,
