@@ -17,7 +17,7 @@ use crate::settings::EngineSettings;
 use crate::simd::Isa;
 use crate::sound::{Sound, SoundData};
 use crate::voices::free_list::{FreeList, Slot};
-use crate::voices::{Identity, VoicePool};
+use crate::voices::{Identity, Newcomer, VoicePool};
 
 /// Output frames per block in the benchmark workloads (10 ms at 48 kHz).
 pub const BLOCK: usize = 480;
@@ -196,9 +196,14 @@ impl BenchPool {
             protected: false,
             group: NO_GROUP,
         };
-        self.pool
-            .acquire(who, voice.0, 1.0, self.next_id, 0)
-            .map_err(BenchVoice)
+        let new = Newcomer {
+            who,
+            voice: voice.0,
+            level: 1.0,
+            order: self.next_id,
+            now: 0,
+        };
+        self.pool.acquire(new).map_err(|new| BenchVoice(new.voice))
     }
 
     /// Frees slot `slot` (O(1)), returning its voice.

@@ -97,7 +97,7 @@ impl GroupHandle {
 
 /// Names a bus: a volume (with fades) and a pause switch shared by the
 /// voices that play on it. Every engine has a master bus
-/// ([`crate::Engine::master_bus`]), which every other bus feeds; more are
+/// ([`crate::Controller::master_bus`]), which every other bus feeds; more are
 /// made with `create_bus`. `Copy + Eq + Hash`; a bus of another engine does
 /// nothing on this one (and `play` refuses it with
 /// [`crate::PlayError::ForeignHandle`]).

@@ -22,10 +22,6 @@ fn ramp_sound(frames: usize) -> Sound {
     Sound::from_samples(1, RATE, s).unwrap()
 }
 
-fn channel(out: &[f32], c: usize) -> Vec<f32> {
-    out.chunks(2).map(|f| f[c]).collect()
-}
-
 fn largest_step(x: &[f32]) -> f32 {
     x.windows(2)
         .map(|w| (w[1] - w[0]).abs())

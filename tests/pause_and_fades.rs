@@ -17,10 +17,6 @@ fn engine(voices: usize) -> OfflineEngine {
     .unwrap()
 }
 
-fn left(out: &[f32]) -> Vec<f32> {
-    out.chunks(2).map(|f| f[0]).collect()
-}
-
 fn largest_step(x: &[f32]) -> f32 {
     x.windows(2)
         .map(|w| (w[1] - w[0]).abs())
@@ -53,7 +49,7 @@ fn a_paused_voice_resumes_at_the_exact_sample_and_ends_on_time() {
     let r = out.len() / 2;
     e.resume(h).unwrap();
     out.extend(render_seconds(&mut e, 1.0));
-    let l = left(&out);
+    let l = channel(&out, 0);
     assert!(l[p + fade..r].iter().all(|&x| x == 0.0));
     assert!(largest_step(&l[p - 1..p + fade + 1]) < 0.8 / fade as f32);
     // Held after one fade; one more fade in, then the sound exactly.
@@ -80,7 +76,7 @@ fn stop_with_fade_ends_on_time_and_falls_smoothly() {
             .unwrap();
         render_seconds(&mut e, 0.1);
         e.stop_with_fade(h, Duration::from_millis(ms)).unwrap();
-        let l = left(&render_seconds(&mut e, 0.6));
+        let l = channel(&render_seconds(&mut e, 0.6), 0);
         let fade = (ms * 48) as usize;
         assert!(
             largest_step(&l) <= 0.5 / fade.max(1) as f32 + 1e-6,
@@ -106,7 +102,7 @@ fn fade_volume_reaches_its_target_on_time_and_smoothly() {
         render_seconds(&mut e, 0.1);
         e.fade_volume(h, 0.7, Duration::from_secs(10)).unwrap();
         e.fade_volume(h, to, Duration::from_millis(ms)).unwrap();
-        let l = left(&render_seconds(&mut e, 1.5));
+        let l = channel(&render_seconds(&mut e, 1.5), 0);
         let fade = (ms * 48) as usize;
         let step = 0.5 * (to - from).abs() / fade as f32;
         assert!((l[0] - 0.5 * from).abs() < 1e-6, "{from}->{to}");
@@ -160,11 +156,11 @@ fn stopping_a_paused_voice_ends_it_at_once_and_setters_wait_for_the_resume() {
     assert_eq!(ended_at(&events), [9_600]);
     // Resumed, b heads for its new volume.
     e.resume(b).unwrap();
-    let l = left(&render_seconds(&mut e, 0.1));
+    let l = channel(&render_seconds(&mut e, 0.1), 0);
     assert!(l[480..].iter().all(|&x| (x - 0.25).abs() < 1e-6));
     // A second resume, or a pause of a stale handle, changes nothing.
     e.resume(b).unwrap();
     e.pause(a).unwrap();
-    let l = left(&render_seconds(&mut e, 0.05));
+    let l = channel(&render_seconds(&mut e, 0.05), 0);
     assert!(l.iter().all(|&x| (x - 0.25).abs() < 1e-6));
 }

@@ -137,62 +137,29 @@ impl<V> VoicePool<V> {
     /// otherwise a free slot, else a victim chosen by the pool's `rules`,
     /// else it is rejected.
     pub(crate) fn place(&mut self, new: Newcomer<V>, rules: StealRules) -> Placement<V> {
-        let Newcomer {
-            who,
-            voice,
-            level,
-            order,
-            now,
-        } = new;
-        let StealRules {
-            policy,
-            min_age,
-            isa,
-        } = rules;
-        let (victim, limited) = match self.groups.admit(who.group, now) {
+        let (who, now) = (new.who, new.now);
+        let (policy, within, new) = match self.groups.admit(who.group, now) {
             Admission::TooSoon => {
+                let voice = new.voice;
                 return Placement::Rejected {
                     voice,
                     limited: true,
-                }
+                };
             }
-            Admission::Full(policy) => {
-                let within = Some(who.group);
-                let v = (self.candidates).choose(policy, who.priority, now, min_age, within, isa);
-                (v, true)
-            }
-            Admission::Open => match self.acquire(who, voice, level, order, now) {
+            Admission::Full(policy) => (policy, Some(who.group), new),
+            Admission::Open => match self.acquire(new) {
                 Ok(_) => return Placement::Started,
-                Err(voice) => {
-                    let v = (self.candidates).choose(policy, who.priority, now, min_age, None, isa);
-                    return match v {
-                        Victim::Slot(i) => self.steal(i, who, voice, level, order, now, false),
-                        Victim::None => Placement::Rejected {
-                            voice,
-                            limited: false,
-                        },
-                    };
-                }
+                Err(new) => (rules.policy, None, new),
             },
         };
-        match victim {
-            Victim::Slot(i) => self.steal(i, who, voice, level, order, now, limited),
-            Victim::None => Placement::Rejected { voice, limited },
-        }
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn steal(
-        &mut self,
-        i: usize,
-        who: Identity,
-        voice: V,
-        level: f32,
-        order: u64,
-        now: u64,
-        limited: bool,
-    ) -> Placement<V> {
-        match self.replace(i, who, voice, level, order, now) {
+        let limited = within.is_some();
+        let (min_age, isa) = (rules.min_age, rules.isa);
+        let victim = (self.candidates).choose(policy, who.priority, now, min_age, within, isa);
+        let result = match victim {
+            Victim::Slot(i) => self.replace(i, new),
+            Victim::None => Err(new.voice),
+        };
+        match result {
             Ok(old) => Placement::Stole { old, limited },
             Err(voice) => Placement::Rejected { voice, limited },
         }
@@ -219,35 +186,45 @@ impl<V> VoicePool<V> {
         self.slots.live()
     }
 
-    /// Puts `voice` (who it is, how audible it is, started as number
-    /// `order` at output frame `start`) into a free slot in O(1); gives it
-    /// back if there is none.
-    pub(crate) fn acquire(
-        &mut self,
-        who: Identity,
-        voice: V,
-        level: f32,
-        order: u64,
-        start: u64,
-    ) -> Result<usize, V> {
-        let i = self.slots.acquire(voice)?;
-        self.set_meta(i, who, level, order, start);
+    /// Puts a new voice into a free slot in O(1); gives it back if there
+    /// is none.
+    pub(crate) fn acquire(&mut self, new: Newcomer<V>) -> Result<usize, Newcomer<V>> {
+        let Newcomer {
+            who,
+            voice,
+            level,
+            order,
+            now,
+        } = new;
+        let i = match self.slots.acquire(voice) {
+            Ok(i) => i,
+            Err(voice) => {
+                return Err(Newcomer {
+                    who,
+                    voice,
+                    level,
+                    order,
+                    now,
+                })
+            }
+        };
+        self.set_meta(i, who, level, order, now);
         self.index.insert(who.id, i as u32);
-        self.groups.joined(who.group, start);
+        self.groups.joined(who.group, now);
         Ok(i)
     }
 
-    /// Puts `voice` into live slot `i` in place of the voice there, which it
-    /// returns (or gives `voice` back if slot `i` is not live).
-    pub(crate) fn replace(
-        &mut self,
-        i: usize,
-        who: Identity,
-        voice: V,
-        level: f32,
-        order: u64,
-        start: u64,
-    ) -> Result<Replaced<V>, V> {
+    /// Puts a new voice into live slot `i` in place of the voice there,
+    /// which it returns (or gives the new voice back if slot `i` is not
+    /// live).
+    pub(crate) fn replace(&mut self, i: usize, new: Newcomer<V>) -> Result<Replaced<V>, V> {
+        let Newcomer {
+            who,
+            voice,
+            level,
+            order,
+            now: start,
+        } = new;
         let (Some(&old_start), Some(&old_who)) = (self.candidates.starts.get(i), self.who.get(i))
         else {
             return Err(voice);
@@ -509,7 +486,16 @@ mod tests {
                 };
                 let level = [0.0, 1e-6, 0.25, 0.5, 1.0][rnd(5) as usize];
                 let (order, start) = (id * 3 + rnd(2), rnd(3_000));
-                let slot = pool.acquire(who, (), level, order, start).unwrap();
+                let new = Newcomer {
+                    who,
+                    voice: (),
+                    level,
+                    order,
+                    now: start,
+                };
+                let Ok(slot) = pool.acquire(new) else {
+                    panic!("the pool has room")
+                };
                 live.push((slot, who, level, order, start));
             }
             // A few levels refreshed, as the mixer does every block.
@@ -556,10 +542,21 @@ mod tests {
             protected: false,
             group: if id == 3 { 0 } else { NO_GROUP },
         };
-        let a = pool.acquire(who(1), "a", 0.5, 0, 0).unwrap();
-        let b = pool.acquire(who(2), "b", 0.25, 1, 0).unwrap();
-        assert!(pool.acquire(who(3), "c", 1.0, 2, 0).is_err());
-        let Ok(old) = pool.replace(b, who(3), "c", 1.0, 2, 10) else {
+        let new = |id, voice, level, now| Newcomer {
+            who: who(id),
+            voice,
+            level,
+            order: id,
+            now,
+        };
+        let (Ok(a), Ok(b)) = (
+            pool.acquire(new(1, "a", 0.5, 0)),
+            pool.acquire(new(2, "b", 0.25, 0)),
+        ) else {
+            panic!("the pool has room")
+        };
+        assert!(pool.acquire(new(3, "c", 1.0, 0)).is_err());
+        let Ok(old) = pool.replace(b, new(3, "c", 1.0, 10)) else {
             panic!("slot {b} is live")
         };
         assert_eq!((old.id, old.voice, old.start), (2, "b", 0));

@@ -53,3 +53,15 @@ pub fn steals_and_rejections(events: impl Iterator<Item = Event>) -> Vec<Event> 
         .filter(|e| matches!(e, Event::Stolen { .. } | Event::Rejected { .. }))
         .collect()
 }
+
+/// One channel (0 left, 1 right) of interleaved stereo.
+pub fn channel(out: &[f32], c: usize) -> Vec<f32> {
+    out.chunks(2).map(|f| f[c]).collect()
+}
+
+/// The largest difference between neighbouring samples (a click detector).
+pub fn largest_step(x: &[f32]) -> f32 {
+    x.windows(2)
+        .map(|w| (w[1] - w[0]).abs())
+        .fold(0.0, f32::max)
+}
