@@ -29,7 +29,7 @@
 //! | [`crate::AudioEngine`]'s error callback | cpal's | it only bumps a counter and `try_push`es an event (cpal itself allocates the error it passes in) |
 //! | [`Mixer::sample_rate`], [`Mixer::frames_rendered`], [`Mixer::memory_bytes`] | any | yes (reads) |
 //! | `Engine::new`, dropping a `Mixer`, `Mixer::check_invariants` (feature `hooks`) | game | **no**: they allocate or free |
-//! | [`crate::Controller`] `play`, `stop`, `set_*`, `stop_all` | game | **no**, but they never wait for the audio thread: a full queue is `PlayError::QueueFull` at once. They take a mutex that only game threads share, and `play` may allocate (the set of live handles, the list of sounds in flight) |
+//! | [`crate::Controller`] `play`, `stop`, `set_*`, `stop_all`, `pause`, `resume`, `fade_volume`, `stop_with_fade`, `create_group`, `create_bus`, bus and master volume, `pause_bus`, `resume_bus`, `voice_info` | game | **no**, but they never wait for the audio thread: a full queue is `PlayError::QueueFull` at once. They take a mutex that only game threads share, and `play` may allocate (the set of live handles, the list of sounds in flight) |
 //! | [`crate::Engine::stats`] | game | lock-free (relaxed atomic loads) |
 //! | [`crate::Engine::drain_events`], `is_playing`, `slots` | game | **no** (game-side mutex; they allocate what they return) |
 //! | [`crate::Sound`] loading | game | **no** (file I/O, allocation) |
@@ -168,8 +168,10 @@ impl Mixer {
     /// module docs.
     ///
     /// Commands sent before the call take effect at the start of the block.
-    /// The sum of all voices is multiplied by `master_gain` and passed
-    /// through a soft limiter: samples up to [`LIMITER_THRESHOLD`] in
+    /// Each voice is summed into its bus, each bus into the master with its
+    /// volume (and pause fade), and the master, times the master volume
+    /// (`master_gain` at start, [`crate::Controller::set_master_volume`]
+    /// after), passes through a soft limiter: samples up to [`LIMITER_THRESHOLD`] in
     /// magnitude pass unchanged, louder ones are bent smoothly towards 1.0,
     /// never past it (a sum some hundred thousand times full scale rounds to
     /// exactly 1.0 in `f32`), so the output is always finite and within
@@ -277,6 +279,11 @@ impl Mixer {
     /// game goes without reading them. Commands left waiting stay queued
     /// (the game sees `QueueFull` once the queue fills), never lost.
     fn drain_commands(&mut self) {
+        self.drain_queue();
+        self.refresh_bus_levels();
+    }
+
+    fn drain_queue(&mut self) {
         for _ in 0..self.max_commands {
             if self.events.vacant_len() < self.pool.live() + Self::EVENTS_PER_COMMAND {
                 return;
@@ -332,15 +339,30 @@ impl Mixer {
                 } => {
                     self.buses.set_volume(bus, volume, frames);
                     // Its voices' audibility changes with it (stealing
-                    // counts a bus's volume as it will be after the fade).
-                    let (audibility, buses) = (self.audibility, &self.buses);
-                    self.pool
-                        .update_all(|v| (v.bus() == bus).then(|| level_of(&audibility, buses, v)));
+                    // counts a bus's volume as it will be after the fade):
+                    // one pass over the pool after the drain, however many
+                    // bus volumes changed.
+                    // (`Buses` marks the bus.)
                 }
                 Command::PauseBus { bus } => self.buses.set_paused(bus, true),
                 Command::ResumeBus { bus } => self.buses.set_paused(bus, false),
             }
         }
+    }
+
+    /// Re-estimates the audibility of the voices on buses whose volume
+    /// changed since the last call (one pass over the pool).
+    fn refresh_bus_levels(&mut self) {
+        if !self.buses.any_volume_changed() {
+            return;
+        }
+        let (audibility, buses) = (self.audibility, &self.buses);
+        self.pool.update_all(|v| {
+            buses
+                .volume_changed(v.bus())
+                .then(|| level_of(&audibility, buses, v))
+        });
+        self.buses.clear_volume_changes();
     }
 
     /// Applies `f` to live voice `id` (nothing if it is not live) and
@@ -365,6 +387,8 @@ impl Mixer {
         };
         let now = self.frame;
         let handle = VoiceHandle::new(self.engine, id);
+        // A bus volume changed earlier in this drain: rank by it already.
+        self.refresh_bus_levels();
         let new = Newcomer {
             who,
             voice,

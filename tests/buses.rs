@@ -176,12 +176,13 @@ fn a_quiet_bus_counts_in_stealing() {
     .unwrap();
     let ambience = e.create_bus().unwrap();
     let tone = sine(440.0, 2.0, RATE, 0.5);
-    let low = e.play(&tone, PlayParams::default().bus(ambience)).unwrap();
+    // The one to go is the younger: a tie would take the older.
     let kept = e.play(&tone, PlayParams::default()).unwrap();
+    let low = e.play(&tone, PlayParams::default().bus(ambience)).unwrap();
     render_seconds(&mut e, 0.1);
+    // In the same block as the play: the ranking already counts it.
     e.set_bus_volume(ambience, 0.1, Duration::from_millis(50))
         .unwrap();
-    render_seconds(&mut e, 0.01);
     let new = e.play(&tone, PlayParams::default()).unwrap();
     render_seconds(&mut e, 0.01);
     assert_eq!(

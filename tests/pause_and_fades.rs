@@ -164,3 +164,25 @@ fn stopping_a_paused_voice_ends_it_at_once_and_setters_wait_for_the_resume() {
     let l = channel(&render_seconds(&mut e, 0.05), 0);
     assert!(l.iter().all(|&x| (x - 0.25).abs() < 1e-6));
 }
+
+#[test]
+fn a_voice_paused_before_it_is_heard_holds_its_start() {
+    // Paused in the block it starts, still silent in its fade-in: it must
+    // not move on unheard; resumed, it plays from its first sample (the
+    // rest of the fade-in first).
+    let frames = 48_000;
+    let saw: Vec<f32> = (0..frames)
+        .map(|k| k as f32 / frames as f32 * 0.8)
+        .collect();
+    let sound = Sound::from_samples(1, RATE, saw.clone()).unwrap();
+    let mut e = engine(2);
+    let h = e
+        .play(&sound, PlayParams::default().pan(-1.0).fade_in(0.1))
+        .unwrap();
+    e.pause(h).unwrap();
+    let held = channel(&render_seconds(&mut e, 0.5), 0);
+    assert!(held.iter().all(|&x| x == 0.0));
+    e.resume(h).unwrap();
+    let l = channel(&render_seconds(&mut e, 0.5), 0);
+    assert!(l[4_800..20_000] == saw[4_800..20_000]);
+}

@@ -290,9 +290,10 @@ impl Controller {
 
     /// What `voice` plays: its sound's name, group and bus. Known from the
     /// `play` call until a while after the voice's terminal event (for the
-    /// last `EngineSettings::event_capacity` plays that ended), so the
-    /// voices in events just drained can be named; `None` after that, and
-    /// for a handle of another engine.
+    /// last `2 * event_capacity + command_capacity + 2 * voices + 2` plays
+    /// that ended: more than one `drain_events` can return), so the voices
+    /// in events just drained can be named; `None` after that, and for a
+    /// handle of another engine.
     ///
     /// ```
     /// use voicepool::{EngineSettings, Event, OfflineEngine, PlayParams, Sound};

@@ -175,8 +175,14 @@ impl Controller {
     /// at the next block, stealing a voice if the pool is full (see
     /// [`crate::StealPolicy`]). Events tell what happened.
     ///
+    /// With [`PlayParams::group`], the group's retrigger interval and
+    /// limit apply first (see [`Controller::create_group`]): a play they
+    /// refuse ends in `Event::Rejected`.
+    ///
     /// Errors: [`PlayError::InvalidParameter`] for NaN or infinite
-    /// parameters, [`PlayError::QueueFull`] when the audio side is behind.
+    /// parameters, [`PlayError::ForeignHandle`] for a group or bus of
+    /// another engine, [`PlayError::QueueFull`] when the audio side is
+    /// behind.
     ///
     /// ```
     /// use voicepool::{Event, OfflineEngine, EngineSettings, PlayParams, Sound};
@@ -351,7 +357,15 @@ impl Engine {
                 live: HashMap::with_capacity(
                     settings.command_capacity + settings.voices + settings.event_capacity,
                 ),
-                retired: Retired::new(settings.event_capacity),
+                // Enough to name every voice one drain can return: the
+                // backlog, the audio side's ring, and an `Ended` for every
+                // play still live when the mixer goes.
+                retired: Retired::new(
+                    2 * settings.event_capacity
+                        + settings.command_capacity
+                        + 2 * settings.voices
+                        + 2,
+                ),
                 groups_made: 0,
                 buses_made: 0,
                 in_flight: Vec::new(),

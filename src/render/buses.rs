@@ -86,6 +86,8 @@ struct Bus {
     /// 1 playing, 0 paused; ramps between them over the pause fade.
     pause: Ramp,
     paused: bool,
+    /// Its volume changed since [`Buses::clear_volume_changes`].
+    volume_changed: bool,
 }
 
 impl Bus {
@@ -120,6 +122,8 @@ pub(crate) struct Buses {
     /// Frames in the current chunk.
     chunk: usize,
     pause_fade: u32,
+    /// Some bus's volume changed since [`Buses::clear_volume_changes`].
+    any_volume_changed: bool,
 }
 
 impl Buses {
@@ -132,6 +136,7 @@ impl Buses {
                 volume: Ramp::steady(1.0),
                 pause: Ramp::steady(1.0),
                 paused: false,
+                volume_changed: false,
             };
             count
         ];
@@ -142,6 +147,7 @@ impl Buses {
             used: vec![false; count].into_boxed_slice(),
             chunk: 0,
             pause_fade,
+            any_volume_changed: false,
         }
     }
 
@@ -159,17 +165,49 @@ impl Buses {
     pub(crate) fn set_volume(&mut self, b: u16, volume: f32, frames: u32) {
         if let Some(bus) = self.buses.get_mut(usize::from(b)) {
             bus.volume.to(volume, frames);
+            bus.volume_changed = true;
+            self.any_volume_changed = true;
+        }
+    }
+
+    /// Whether any bus's volume changed since the last
+    /// [`Buses::clear_volume_changes`] (its voices' audibility with it).
+    pub(crate) fn any_volume_changed(&self) -> bool {
+        self.any_volume_changed
+    }
+
+    /// Whether bus `b`'s volume changed since the last
+    /// [`Buses::clear_volume_changes`].
+    pub(crate) fn volume_changed(&self, b: u16) -> bool {
+        self.buses
+            .get(usize::from(b))
+            .is_some_and(|bus| bus.volume_changed)
+    }
+
+    pub(crate) fn clear_volume_changes(&mut self) {
+        if self.any_volume_changed {
+            self.buses.iter_mut().for_each(|b| b.volume_changed = false);
+            self.any_volume_changed = false;
         }
     }
 
     /// Pauses (`true`) or resumes bus `b`, fading over the pause fade. A
-    /// resume during a pause's fade turns back from where the fade is.
+    /// resume during a pause's fade turns back from where the fade is. A
+    /// pause fades only as long as it takes from where the gain is (the
+    /// whole fade from full, none from silence), so its voices never move
+    /// on unheard: pausing again right after a resume holds them where
+    /// they were.
     pub(crate) fn set_paused(&mut self, b: u16, paused: bool) {
         let fade = self.pause_fade;
         if let Some(bus) = self.buses.get_mut(usize::from(b)) {
             if bus.paused != paused {
                 bus.paused = paused;
-                bus.pause.to(if paused { 0.0 } else { 1.0 }, fade);
+                if paused {
+                    let frames = (fade as f32 * bus.pause.value.clamp(0.0, 1.0)).ceil();
+                    bus.pause.to(0.0, frames as u32);
+                } else {
+                    bus.pause.to(1.0, fade);
+                }
             }
         }
     }
@@ -318,6 +356,25 @@ mod tests {
         assert_eq!((r.value, r.left), (0.5, 2));
         r.advance(5);
         assert_eq!((r.value, r.left), (0.0, 0));
+    }
+
+    #[test]
+    fn a_pause_from_silence_freezes_at_once() {
+        let mut b = Buses::new(1, 1.0, 100);
+        b.set_paused(1, true);
+        b.begin_chunk(200);
+        b.finish_chunk(&mut [0.0; 400], Isa::Scalar);
+        // Frozen; a resume and a pause before the next block: still held.
+        b.set_paused(1, false);
+        b.set_paused(1, true);
+        b.begin_chunk(64);
+        assert_eq!(b.render_limit(1), 0);
+        // 64 frames into a resume's 100-frame fade, a pause fades out in 64.
+        b.set_paused(1, false);
+        b.finish_chunk(&mut [0.0; 128], Isa::Scalar);
+        b.set_paused(1, true);
+        b.begin_chunk(100);
+        assert_eq!(b.render_limit(1), 64);
     }
 
     #[test]

@@ -147,12 +147,23 @@ impl Voice {
         }
     }
 
-    /// Fades out over `frames`, then holds its position (rendering
-    /// nothing) until [`Voice::resume`]. Does nothing unless playing.
+    /// Fades out over `frames` (scaled by how loud it is now against its
+    /// full gain: a voice still silent at the start of a fade-in, or just
+    /// paused and resumed, holds at once, never moving on unheard), then
+    /// holds its position (rendering nothing) until [`Voice::resume`].
+    /// Does nothing unless playing.
     pub(crate) fn pause(&mut self, frames: u32) {
         if self.phase != Phase::Playing {
             return;
         }
+        let full = pan_gains(self.volume, self.pan, self.sound.channels);
+        let full = full[0].max(full[1]);
+        let share = if full > 0.0 {
+            (self.peak_gain() / full).min(1.0)
+        } else {
+            0.0
+        };
+        let frames = (frames as f32 * share).ceil() as u32;
         self.resume_ramp = self.ramp_left;
         self.phase = Phase::Pausing;
         self.ramp_to([0.0; 2], frames);
