@@ -100,6 +100,17 @@ impl DeviceSampleFormat {
 }
 
 /// What [`AudioEngine::start`] opened.
+///
+/// ```no_run
+/// use voicepool::{AudioEngine, EngineSettings, StreamInfo};
+/// let engine = AudioEngine::start(EngineSettings { buffer_frames: Some(256), ..Default::default() })?;
+/// let StreamInfo { device, sample_rate, buffer_frames, .. } = engine.info();
+/// match buffer_frames {
+///     Some(n) => println!("{device}: {n}-frame buffers at {sample_rate} Hz"),
+///     None => println!("{device}: the device's default buffer at {sample_rate} Hz"),
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StreamInfo {
     /// The device's name as the host reports it.

@@ -236,6 +236,14 @@ impl Sound {
     }
 
     /// The sound's name: the file stem for files, `"samples"` otherwise.
+    ///
+    /// ```
+    /// use voicepool::Sound;
+    /// let sound = Sound::from_samples(1, 48_000, vec![0.2; 480])?;
+    /// assert_eq!(sound.name(), "samples");
+    /// assert_eq!(sound.with_name("door_creak").name(), "door_creak");
+    /// # Ok::<(), voicepool::SoundError>(())
+    /// ```
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -266,11 +274,26 @@ impl Sound {
     }
 
     /// Length in frames at the sound's own rate.
+    ///
+    /// ```
+    /// use voicepool::Sound;
+    /// let stereo = Sound::from_samples(2, 44_100, vec![0.1; 2 * 44_100])?;
+    /// assert_eq!(stereo.frames(), 44_100); // frames, not samples
+    /// assert_eq!(stereo.samples().len(), 2 * 44_100);
+    /// # Ok::<(), voicepool::SoundError>(())
+    /// ```
     pub fn frames(&self) -> usize {
         self.data.frames
     }
 
     /// Length in seconds at pitch 1.0.
+    ///
+    /// ```
+    /// use voicepool::Sound;
+    /// let line = Sound::from_samples(1, 24_000, vec![0.1; 36_000])?;
+    /// assert_eq!(line.duration_seconds(), 1.5); // at pitch 2.0 it plays in 0.75 s
+    /// # Ok::<(), voicepool::SoundError>(())
+    /// ```
     pub fn duration_seconds(&self) -> f64 {
         self.data.frames as f64 / self.data.sample_rate as f64
     }
