@@ -15,6 +15,24 @@ use crate::sound::SoundData;
 /// beside a 64-bit play id. A handle whose voice has ended or been stolen is
 /// *stale*, and a handle from another engine is as stale as that: commands
 /// sent with it do nothing and `is_playing` is false for it.
+///
+/// ```
+/// use std::collections::HashMap;
+/// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound, VoiceHandle};
+/// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+/// let blip = Sound::from_samples(1, 48_000, vec![0.5; 240])?;
+/// let mut owner: HashMap<VoiceHandle, &str> = HashMap::new();
+/// owner.insert(engine.play(&blip, PlayParams::default())?, "door");
+/// owner.insert(engine.play(&blip, PlayParams::default())?, "lever");
+/// engine.render(480);
+/// for event in engine.drain_events() {
+///     if let Some(voice) = event.voice().filter(|_| event.is_terminal()) {
+///         owner.remove(&voice); // the sound is over: forget it
+///     }
+/// }
+/// assert!(owner.is_empty());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct VoiceHandle {
     engine: u32,
@@ -31,6 +49,16 @@ impl VoiceHandle {
 
     /// The id of the play call, counting from 1 in the order plays were
     /// issued on its engine.
+    ///
+    /// ```
+    /// # use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+    /// # let engine = OfflineEngine::new(EngineSettings::default())?;
+    /// # let blip = Sound::from_samples(1, 48_000, vec![0.5; 240])?;
+    /// let first = engine.play(&blip, PlayParams::default())?;
+    /// let second = engine.play(&blip, PlayParams::default())?;
+    /// assert_eq!((first.id(), second.id()), (1, 2));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn id(self) -> u64 {
         self.id
     }
@@ -85,6 +113,15 @@ impl GroupHandle {
 
     /// The group's number on its engine, counting from 0 in the order the
     /// groups were created.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, GroupSettings, OfflineEngine};
+    /// let engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let guns = engine.create_group(GroupSettings::default())?;
+    /// let steps = engine.create_group(GroupSettings::default())?;
+    /// assert_eq!((guns.index(), steps.index()), (0, 1));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn index(self) -> u16 {
         self.index
     }
@@ -129,11 +166,27 @@ impl BusHandle {
 
     /// The bus's number on its engine: 0 for the master bus, then 1, 2, ...
     /// in the order buses were created.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine};
+    /// let engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let music = engine.create_bus()?;
+    /// assert_eq!((engine.master_bus().index(), music.index()), (0, 1));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn index(self) -> u16 {
         self.index
     }
 
     /// Whether this is its engine's master bus.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine};
+    /// let engine = OfflineEngine::new(EngineSettings::default())?;
+    /// assert!(engine.master_bus().is_master());
+    /// assert!(!engine.create_bus()?.is_master());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn is_master(self) -> bool {
         self.index == MASTER_BUS
     }
@@ -237,6 +290,26 @@ pub(crate) enum Command {
 ///
 /// Every successful `play` leads to exactly one *terminal* event: `Ended`,
 /// `Stolen` (as `victim`) or `Rejected`.
+///
+/// ```
+/// use voicepool::{EngineSettings, Event, OfflineEngine, PlayParams, Sound, StealPolicy};
+/// let settings = EngineSettings { voices: 1, steal_policy: StealPolicy::Reject, ..Default::default() };
+/// let mut engine = OfflineEngine::new(settings)?;
+/// let hum = Sound::from_samples(1, 48_000, vec![0.5; 48_000])?;
+/// let first = engine.play(&hum, PlayParams::default())?;
+/// let second = engine.play(&hum, PlayParams::default())?; // no voice left
+/// engine.render(480);
+/// for event in engine.drain_events() {
+///     match event {
+///         Event::Started { voice } => assert_eq!(voice, first),
+///         Event::Rejected { voice } => assert_eq!(voice, second),
+///         Event::Stolen { victim, by } => println!("{victim:?} gave way to {by:?}"),
+///         Event::Ended { voice } => println!("{voice:?} ended"),
+///         other => println!("{other:?}"), // `Event` is non_exhaustive
+///     }
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Event {
@@ -276,6 +349,19 @@ pub enum Event {
 }
 
 /// What went wrong with a live output stream ([`Event::StreamError`]).
+///
+/// ```
+/// use voicepool::{Event, StreamErrorKind};
+/// fn describe(event: Event) -> Option<&'static str> {
+///     match event {
+///         Event::StreamError { kind: StreamErrorKind::DeviceLost } => Some("device gone: restart on another"),
+///         Event::StreamError { .. } => Some("the audio driver failed"),
+///         _ => None,
+///     }
+/// }
+/// let lost = Event::StreamError { kind: StreamErrorKind::DeviceLost };
+/// assert_eq!(describe(lost), Some("device gone: restart on another"));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum StreamErrorKind {
@@ -290,6 +376,21 @@ pub enum StreamErrorKind {
 impl Event {
     /// The voice this event is about (for `Stolen`, the victim); `None` for
     /// events about the output stream rather than a voice.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, Event, OfflineEngine, PlayParams, Sound, StreamErrorKind};
+    /// let mut engine = OfflineEngine::new(EngineSettings { voices: 1, ..Default::default() })?;
+    /// let hum = Sound::from_samples(1, 48_000, vec![0.5; 48_000])?;
+    /// let old = engine.play(&hum, PlayParams::default())?;
+    /// engine.render(4_800);
+    /// let new = engine.play(&hum, PlayParams::default())?;
+    /// engine.render(480);
+    /// let stolen = engine.drain_events().find(|e| matches!(e, Event::Stolen { .. })).unwrap();
+    /// assert_eq!(stolen, Event::Stolen { victim: old, by: new });
+    /// assert_eq!(stolen.voice(), Some(old)); // the victim
+    /// assert_eq!(Event::StreamError { kind: StreamErrorKind::Backend }.voice(), None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn voice(&self) -> Option<VoiceHandle> {
         match *self {
             Event::Started { voice } | Event::Rejected { voice } | Event::Ended { voice } => {
@@ -301,6 +402,17 @@ impl Event {
     }
 
     /// True for `Ended`, `Stolen` and `Rejected`: the voice is over.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, Event, OfflineEngine, PlayParams, Sound};
+    /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let blip = Sound::from_samples(1, 48_000, vec![0.5; 240])?;
+    /// let h = engine.play(&blip, PlayParams::default())?;
+    /// engine.render(480);
+    /// let over: Vec<Event> = engine.drain_events().filter(Event::is_terminal).collect();
+    /// assert_eq!(over, [Event::Ended { voice: h }]); // `Started` is not terminal
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn is_terminal(&self) -> bool {
         matches!(
             self,
@@ -318,6 +430,20 @@ impl Event {
 /// | `Ended` | the frame at which the voice stopped sounding: its last sample was at `frame - 1` (a one-shot's end, or the end of a stop's fade) |
 /// | `Ended` after the mixer was dropped | the frame at which the mixer stopped |
 /// | `StreamError` | frames rendered when the error was reported |
+///
+/// ```
+/// use voicepool::{EngineSettings, Event, OfflineEngine, PlayParams, Sound};
+/// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+/// let blip = Sound::from_samples(1, 48_000, vec![0.5; 240])?;
+/// engine.render(4_800);
+/// let h = engine.play(&blip, PlayParams::default())?;
+/// engine.render(480);
+/// let events = engine.drain_timed_events();
+/// let start = events.iter().find(|e| e.event == Event::Started { voice: h }).unwrap();
+/// let seconds = start.frame as f64 / f64::from(engine.sample_rate());
+/// assert_eq!(seconds, 0.1); // started 100 ms into the render
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TimedEvent {
     /// The output frame at which it happened (see the table above).
@@ -327,6 +453,21 @@ pub struct TimedEvent {
 }
 
 /// What to do with a new sound when every voice is busy.
+///
+/// ```
+/// use voicepool::{EngineSettings, Event, OfflineEngine, PlayParams, Sound, StealPolicy};
+/// let settings = EngineSettings { voices: 2, steal_policy: StealPolicy::Oldest, ..Default::default() };
+/// let mut engine = OfflineEngine::new(settings)?;
+/// let hum = Sound::from_samples(1, 48_000, vec![0.5; 48_000])?;
+/// let first = engine.play(&hum, PlayParams::default())?;
+/// engine.render(4_800);
+/// engine.play(&hum, PlayParams::default().volume(0.1))?; // quieter, but younger
+/// engine.render(4_800);
+/// let third = engine.play(&hum, PlayParams::default())?;
+/// engine.render(480);
+/// assert!(engine.drain_events().any(|e| e == Event::Stolen { victim: first, by: third }));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum StealPolicy {
     /// Replace the voice the listener would miss least: the one with the

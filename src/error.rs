@@ -14,6 +14,20 @@ pub const MAX_FRAMES: usize = 1 << 31;
 pub const SAMPLE_RATE_RANGE: std::ops::RangeInclusive<u32> = 1_000..=768_000;
 
 /// Why a play, stop or set_* call did nothing.
+///
+/// ```
+/// use voicepool::{EngineSettings, OfflineEngine, PlayError, PlayParams, Sound};
+/// let engine = OfflineEngine::new(EngineSettings::default())?;
+/// let blip = Sound::from_samples(1, 48_000, vec![0.5; 240])?;
+/// let distance = f32::NAN; // a bug in the game's attenuation code
+/// match engine.play(&blip, PlayParams::default().volume(1.0 / distance)) {
+///     Ok(_) => unreachable!(),
+///     Err(PlayError::InvalidParameter { name, .. }) => assert_eq!(name, "volume"),
+///     Err(PlayError::QueueFull) => { /* the audio side is behind: skip this sound */ }
+///     Err(e) => return Err(e.into()),
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum PlayError {
@@ -80,6 +94,14 @@ impl fmt::Display for PlayError {
 impl std::error::Error for PlayError {}
 
 /// Why an engine could not be made or started.
+///
+/// ```
+/// use voicepool::{EngineError, EngineSettings, OfflineEngine};
+/// match OfflineEngine::new(EngineSettings { voices: 0, ..Default::default() }) {
+///     Err(EngineError::InvalidSettings(why)) => assert!(why.starts_with("voices = 0")),
+///     other => panic!("expected InvalidSettings, got {other:?}"),
+/// }
+/// ```
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum EngineError {
@@ -104,6 +126,17 @@ impl fmt::Display for EngineError {
 impl std::error::Error for EngineError {}
 
 /// Why a sound could not be made. Every variant that comes from a file names it.
+///
+/// ```
+/// use voicepool::{Sound, SoundError};
+/// match Sound::from_wav_file("sounds/no_such_file.wav") {
+///     Err(SoundError::Io { path, .. }) => assert_eq!(path.to_str(), Some("sounds/no_such_file.wav")),
+///     other => panic!("expected an I/O error, got {other:?}"),
+/// }
+/// let err = Sound::from_wav_bytes(b"not a wav file").unwrap_err();
+/// assert!(matches!(err, SoundError::NotWav { .. }));
+/// println!("{err}"); // names the data and the reason
+/// ```
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum SoundError {
@@ -177,6 +210,12 @@ pub enum SoundError {
 
 impl SoundError {
     /// The file (or `<samples>` / `<bytes>` placeholder) the error is about.
+    ///
+    /// ```
+    /// use voicepool::Sound;
+    /// let err = Sound::from_samples(2, 48_000, vec![0.0; 3]).unwrap_err(); // 1.5 stereo frames
+    /// assert_eq!(err.path().to_str(), Some("<samples>"));
+    /// ```
     pub fn path(&self) -> &Path {
         match self {
             SoundError::Io { path, .. }
@@ -241,6 +280,17 @@ impl std::error::Error for SoundError {
 
 /// Why [`crate::OfflineEngine::render_to_wav`] or a recording
 /// ([`crate::OfflineEngine::start_recording`]) failed.
+///
+/// ```
+/// use voicepool::{EngineSettings, OfflineEngine, RenderError};
+/// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+/// let path = std::env::temp_dir().join("voicepool-never-written.wav");
+/// match engine.render_to_wav(&path, -1.0) {
+///     Err(RenderError::InvalidDuration(s)) => assert_eq!(s, -1.0), // nothing was written
+///     other => panic!("expected InvalidDuration, got {other:?}"),
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum RenderError {

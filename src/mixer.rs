@@ -72,6 +72,24 @@ pub use crate::render::limiter::LIMITER_THRESHOLD;
 /// The audio-thread half of an engine. Made by [`crate::Engine::new`];
 /// [`crate::OfflineEngine`] and [`crate::AudioEngine`] drive it for you, or
 /// call [`Mixer::process`] from your own audio callback.
+///
+/// ```
+/// use voicepool::{Engine, EngineSettings, PlayParams, Sound};
+/// let (engine, mut mixer) = Engine::new(EngineSettings::default())?;
+/// // Move `mixer` into your device's callback; here, one 16-bit block by hand.
+/// let mut device_callback = move |out: &mut [i16]| {
+///     let mut block = [0.0f32; 2 * 256];
+///     mixer.process(&mut block[..out.len()]);
+///     for (o, s) in out.iter_mut().zip(block) {
+///         *o = (s * 32_767.0) as i16; // always within -1..=1
+///     }
+/// };
+/// engine.play(&Sound::from_samples(1, 48_000, vec![0.5; 4_800])?, PlayParams::default())?;
+/// let mut out = [0i16; 2 * 256];
+/// device_callback(&mut out);
+/// assert!(out.iter().any(|&s| s != 0));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct Mixer {
     engine: EngineId,
     commands: Receiver<Command>,
@@ -149,6 +167,13 @@ impl Mixer {
     }
 
     /// The output rate this mixer renders at, in Hz.
+    ///
+    /// ```
+    /// use voicepool::{Engine, EngineSettings};
+    /// let (_engine, mixer) = Engine::new(EngineSettings { sample_rate: 44_100, ..Default::default() })?;
+    /// assert_eq!(mixer.sample_rate(), 44_100);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn sample_rate(&self) -> u32 {
         self.out_rate
     }
@@ -159,6 +184,15 @@ impl Mixer {
     }
 
     /// Output frames rendered so far.
+    ///
+    /// ```
+    /// use voicepool::{Engine, EngineSettings};
+    /// let (_engine, mut mixer) = Engine::new(EngineSettings::default())?;
+    /// mixer.process(&mut [0.0; 2 * 480]);
+    /// mixer.process(&mut [0.0; 2 * 240]);
+    /// assert_eq!(mixer.frames_rendered(), 720);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn frames_rendered(&self) -> u64 {
         self.frame
     }
@@ -176,6 +210,19 @@ impl Mixer {
     /// never past it (a sum some hundred thousand times full scale rounds to
     /// exactly 1.0 in `f32`), so the output is always finite and within
     /// `-1.0..=1.0`.
+    ///
+    /// ```
+    /// use voicepool::{Engine, EngineSettings, PlayParams, Sound};
+    /// let (engine, mut mixer) = Engine::new(EngineSettings::default())?;
+    /// let loud = Sound::from_samples(1, 48_000, vec![4.0; 4_800])?;
+    /// for _ in 0..8 {
+    ///     engine.play(&loud, PlayParams::default().volume(4.0))?; // far too loud
+    /// }
+    /// let mut out = [0.0f32; 2 * 480];
+    /// mixer.process(&mut out);
+    /// assert!(out.iter().all(|s| s.abs() <= 1.0)); // limited, never clipped past 1
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[cfg_attr(feature = "rtsan", rtsan_standalone::nonblocking)]
     pub fn process(&mut self, out: &mut [f32]) {
         let frames = out.len() / 2;
@@ -237,6 +284,19 @@ impl Mixer {
     /// when the engine is made and none of it grows. (Sample data is shared
     /// with, and owned by, the game side; the command and event queues are
     /// counted by [`crate::Engine::memory_bytes`].)
+    ///
+    /// ```
+    /// use voicepool::{Engine, EngineSettings, PlayParams, Sound};
+    /// let (engine, mut mixer) = Engine::new(EngineSettings { voices: 16, ..Default::default() })?;
+    /// let before = mixer.memory_bytes();
+    /// let blip = Sound::from_samples(1, 48_000, vec![0.5; 2_400])?;
+    /// for _ in 0..100 {
+    ///     engine.play(&blip, PlayParams::default())?;
+    ///     mixer.process(&mut [0.0; 2 * 480]);
+    /// }
+    /// assert_eq!(mixer.memory_bytes(), before); // nothing grows on the audio side
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn memory_bytes(&self) -> usize {
         std::mem::size_of::<VoicePool<Voice>>()
             + self.pool.memory_bytes()

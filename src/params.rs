@@ -87,16 +87,50 @@ impl Default for PlayParams {
 
 impl PlayParams {
     /// Linear gain, 1.0 = as recorded. See the module table for the range.
+    ///
+    /// ```
+    /// # use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+    /// # fn peak(params: PlayParams) -> f32 {
+    /// #     let mut engine = OfflineEngine::new(EngineSettings::default()).unwrap();
+    /// #     let sound = Sound::from_samples(1, 48_000, vec![0.5; 4_800]).unwrap();
+    /// #     engine.play(&sound, params).unwrap();
+    /// #     engine.render(480).iter().fold(0.0, |m: f32, s| m.max(s.abs()))
+    /// # }
+    /// let full = peak(PlayParams::default());
+    /// let half = peak(PlayParams::default().volume(0.5)); // about -6 dB
+    /// assert!((half / full - 0.5).abs() < 1e-4);
+    /// ```
     pub fn volume(mut self, volume: f32) -> Self {
         self.volume = volume;
         self
     }
     /// Stereo position, -1.0 (left) to 1.0 (right).
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+    /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let step = Sound::from_samples(1, 48_000, vec![0.5; 4_800])?;
+    /// engine.play(&step, PlayParams::default().pan(1.0))?; // hard right
+    /// let block = engine.render(480);
+    /// assert!(block.chunks(2).all(|frame| frame[0] == 0.0 && frame[1] > 0.0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn pan(mut self, pan: f32) -> Self {
         self.pan = pan;
         self
     }
     /// Playback-rate factor: 2.0 plays an octave up and twice as fast.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, Event, OfflineEngine, PlayParams, Sound};
+    /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let swish = Sound::from_samples(1, 48_000, vec![0.5; 4_800])?; // 100 ms
+    /// let h = engine.play(&swish, PlayParams::default().pitch(2.0))?;
+    /// engine.render(4_800);
+    /// let end = engine.drain_timed_events().into_iter().find(|e| e.event == Event::Ended { voice: h });
+    /// assert_eq!(end.map(|e| e.frame), Some(2_400)); // over in 50 ms
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn pitch(mut self, pitch: f32) -> Self {
         self.pitch = pitch;
         self
@@ -109,22 +143,70 @@ impl PlayParams {
     /// to at least 16,384 frames (64 KiB per channel), kept with the sound
     /// and shared by all its voices, so that a loop of a few frames (a
     /// single-cycle waveform) mixes as fast as a long one.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+    /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let engine_hum = Sound::from_samples(1, 48_000, vec![0.5; 480])?; // 10 ms
+    /// let looped = engine.play(&engine_hum, PlayParams::default().looping(true))?;
+    /// let once = engine.play(&engine_hum, PlayParams::default())?;
+    /// engine.render(48_000);
+    /// assert!(engine.is_playing(looped) && !engine.is_playing(once));
+    /// engine.stop(looped)?; // a loop ends when stopped
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn looping(mut self, looping: bool) -> Self {
         self.looping = looping;
         self
     }
     /// Importance when the pool is full: higher survives. Default 128.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, Event, OfflineEngine, PlayParams, Sound};
+    /// let mut engine = OfflineEngine::new(EngineSettings { voices: 1, ..Default::default() })?;
+    /// let sound = Sound::from_samples(1, 48_000, vec![0.5; 48_000])?;
+    /// let dialogue = engine.play(&sound, PlayParams::default().priority(200))?;
+    /// engine.render(4_800);
+    /// let chatter = engine.play(&sound, PlayParams::default().priority(50))?;
+    /// engine.render(480);
+    /// assert!(engine.drain_events().any(|e| e == Event::Rejected { voice: chatter }));
+    /// assert!(engine.is_playing(dialogue));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn priority(mut self, priority: u8) -> Self {
         self.priority = priority;
         self
     }
     /// A protected voice (music, ambience) is never stolen.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+    /// let mut engine = OfflineEngine::new(EngineSettings { voices: 1, ..Default::default() })?;
+    /// let song = Sound::from_samples(1, 48_000, vec![0.1; 48_000])?;
+    /// let music = engine.play(&song, PlayParams::default().looping(true).protected(true))?;
+    /// engine.render(4_800);
+    /// let shot = engine.play(&song, PlayParams::default().volume(2.0))?;
+    /// engine.render(480);
+    /// assert!(engine.is_playing(music) && !engine.is_playing(shot)); // the shot was rejected
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn protected(mut self, protected: bool) -> Self {
         self.protected = protected;
         self
     }
     /// Fade in from silence over this many seconds (default 0: the attack
     /// plays as recorded).
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+    /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let rain = Sound::from_samples(1, 48_000, vec![0.5; 48_000])?;
+    /// engine.play(&rain, PlayParams::default().fade_in(0.1))?; // 100 ms
+    /// let block = engine.render(4_800);
+    /// let (first, last) = (block[0], block[block.len() - 1]);
+    /// assert!(first < 0.01 && last > 0.3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn fade_in(mut self, seconds: f32) -> Self {
         self.fade_in = seconds;
         self
@@ -132,29 +214,83 @@ impl PlayParams {
     /// Play as a member of `group` (made by
     /// [`crate::Controller::create_group`]): the group's limit, policy and
     /// retrigger interval apply. Default: no group.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, GroupSettings, OfflineEngine, PlayParams, Sound, StealPolicy};
+    /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let barks = engine.create_group(GroupSettings { max_voices: 1, policy: StealPolicy::Reject, ..Default::default() })?;
+    /// let bark = Sound::from_samples(1, 48_000, vec![0.5; 48_000])?;
+    /// let first = engine.play(&bark, PlayParams::default().group(barks))?;
+    /// let second = engine.play(&bark, PlayParams::default().group(barks))?;
+    /// engine.render(480);
+    /// assert!(engine.is_playing(first) && !engine.is_playing(second)); // one bark at a time
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn group(mut self, group: GroupHandle) -> Self {
         self.group = Some(group);
         self
     }
     /// Play on `bus` (made by [`crate::Controller::create_bus`]): its
     /// volume and pause apply. Default: the master bus.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+    /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let voice_chat = engine.create_bus()?;
+    /// let line = Sound::from_samples(1, 48_000, vec![0.5; 48_000])?;
+    /// engine.play(&line, PlayParams::default().bus(voice_chat))?;
+    /// engine.set_bus_volume(voice_chat, 0.0, Duration::ZERO)?; // muted by the player
+    /// assert!(engine.render(480).iter().all(|&s| s == 0.0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn bus(mut self, bus: BusHandle) -> Self {
         self.bus = Some(bus);
         self
     }
     /// The group set, if any.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, GroupSettings, OfflineEngine, PlayParams};
+    /// let engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let guns = engine.create_group(GroupSettings::default())?;
+    /// assert_eq!(PlayParams::default().get_group(), None);
+    /// assert_eq!(PlayParams::default().group(guns).get_group(), Some(guns));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn get_group(&self) -> Option<GroupHandle> {
         self.group
     }
     /// The bus set (`None`: the master bus).
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine, PlayParams};
+    /// let engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let music = engine.create_bus()?;
+    /// assert_eq!(PlayParams::default().get_bus(), None); // the master bus
+    /// assert_eq!(PlayParams::default().bus(music).get_bus(), Some(music));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn get_bus(&self) -> Option<BusHandle> {
         self.bus
     }
     /// The priority set.
+    ///
+    /// ```
+    /// use voicepool::PlayParams;
+    /// assert_eq!(PlayParams::default().get_priority(), 128);
+    /// assert_eq!(PlayParams::default().priority(255).get_priority(), 255);
+    /// ```
     pub fn get_priority(&self) -> u8 {
         self.priority
     }
     /// Whether the voice will be protected from stealing.
+    ///
+    /// ```
+    /// use voicepool::PlayParams;
+    /// assert!(!PlayParams::default().is_protected());
+    /// assert!(PlayParams::default().protected(true).is_protected());
+    /// ```
     pub fn is_protected(&self) -> bool {
         self.protected
     }

@@ -171,6 +171,14 @@ impl Default for EngineSettings {
 
 impl EngineSettings {
     /// Checks every field; the error says which one is wrong and why.
+    ///
+    /// ```
+    /// use voicepool::EngineSettings;
+    /// let settings = EngineSettings { voices: 100_000, ..Default::default() };
+    /// let err = settings.validate().unwrap_err();
+    /// assert!(err.to_string().contains("voices = 100000"));
+    /// assert!(EngineSettings::default().validate().is_ok());
+    /// ```
     pub fn validate(&self) -> Result<(), EngineError> {
         let bad = |reason: String| Err(EngineError::InvalidSettings(reason));
         if !(1..=MAX_VOICES).contains(&self.voices) {

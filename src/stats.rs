@@ -7,6 +7,20 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use crate::command::{EngineId, VoiceHandle};
 
 /// A snapshot of the engine's counters. All counts are since the engine started.
+///
+/// ```
+/// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+/// let mut engine = OfflineEngine::new(EngineSettings { voices: 4, ..Default::default() })?;
+/// let spark = Sound::from_samples(1, 48_000, vec![0.3; 24_000])?;
+/// for _ in 0..6 {
+///     engine.play(&spark, PlayParams::default())?;
+///     engine.render(2_400);
+/// }
+/// let s = engine.stats();
+/// assert_eq!((s.started, s.steals, s.peak_active_voices), (6, 2, 4));
+/// println!("{} voices busy, {} stolen, {} rejected", s.active_voices, s.steals, s.rejections);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
     /// Voices sounding now (not counting stolen voices finishing their fade).
@@ -43,6 +57,19 @@ pub struct Stats {
 }
 
 /// What one pool slot holds, as last published by the mixer.
+///
+/// ```
+/// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+/// let mut engine = OfflineEngine::new(EngineSettings { voices: 2, ..Default::default() })?;
+/// let tone: Vec<f32> = (0..48_000).map(|i| (i as f32 * 0.06).sin() * 0.5).collect();
+/// let hum = Sound::from_samples(1, 48_000, tone)?;
+/// let loud = engine.play(&hum, PlayParams::default().looping(true))?;
+/// let faint = engine.play(&hum, PlayParams::default().looping(true).volume(0.1))?;
+/// engine.render(480);
+/// let level = |h| engine.slots().iter().find(|s| s.voice == Some(h)).map(|s| s.level);
+/// assert!(level(faint) < level(loud)); // the faint one goes first if a voice is needed
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SlotView {
     /// The voice in the slot, if any.

@@ -143,6 +143,20 @@ impl GameState {
 
 /// Sends commands to the audio side from any thread. `Clone + Send + Sync`;
 /// get one with [`Engine::controller`]. Every call returns at once.
+///
+/// ```
+/// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+/// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+/// let click = Sound::from_samples(1, 48_000, vec![0.5; 240])?;
+/// let ui = engine.controller();
+/// let h = std::thread::spawn(move || ui.play(&click, PlayParams::default()))
+///     .join()
+///     .expect("ui thread")?;
+/// engine.render(480);
+/// assert_eq!(engine.stats().started, 1);
+/// assert!(!engine.is_playing(h)); // 240 frames: over already
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone)]
 pub struct Controller {
     shared: Arc<Shared>,
@@ -220,12 +234,41 @@ impl Controller {
 
     /// Fades the voice out (over `EngineSettings::stop_fade`) and ends it.
     /// A stale handle does nothing.
+    ///
+    /// ```
+    /// # use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+    /// # let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// # let tone: Vec<f32> = (0..48_000).map(|i| (i as f32 * 0.06).sin() * 0.5).collect();
+    /// # let hum = Sound::from_samples(1, 48_000, tone)?;
+    /// let h = engine.play(&hum, PlayParams::default().looping(true))?;
+    /// engine.render(480);
+    /// engine.stop(h)?;
+    /// engine.render(960); // the 10 ms stop fade, and the event
+    /// assert!(!engine.is_playing(h));
+    /// engine.stop(h)?; // stale now: does nothing, not an error
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn stop(&self, voice: VoiceHandle) -> Result<(), PlayError> {
         self.send_if_live(voice, |id| Command::Stop { id })
     }
 
     /// Changes the voice's volume, ramped (no zipper noise). NaN or infinite
     /// is rejected; out of range is clamped. A stale handle does nothing.
+    ///
+    /// ```
+    /// # use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+    /// # let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// # let tone: Vec<f32> = (0..48_000).map(|i| (i as f32 * 0.06).sin() * 0.5).collect();
+    /// # let hum = Sound::from_samples(1, 48_000, tone)?;
+    /// let h = engine.play(&hum, PlayParams::default().looping(true))?;
+    /// engine.render(480);
+    /// engine.set_volume(h, 0.0)?;
+    /// engine.render(480); // the 10 ms ramp (`EngineSettings::param_ramp`)
+    /// assert!(engine.render(480).iter().all(|&s| s == 0.0));
+    /// assert!(engine.is_playing(h)); // silent, but it keeps its voice
+    /// assert!(engine.set_volume(h, f32::NAN).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn set_volume(&self, voice: VoiceHandle, volume: f32) -> Result<(), PlayError> {
         let volume = valid_volume(volume)?;
         self.send_if_live(voice, |id| Command::SetVolume { id, volume })
@@ -233,6 +276,21 @@ impl Controller {
 
     /// Changes the voice's pan, ramped. NaN or infinite is rejected; out of
     /// range is clamped. A stale handle does nothing.
+    ///
+    /// ```
+    /// # use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+    /// # let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// # let tone: Vec<f32> = (0..48_000).map(|i| (i as f32 * 0.06).sin() * 0.5).collect();
+    /// # let hum = Sound::from_samples(1, 48_000, tone)?;
+    /// let h = engine.play(&hum, PlayParams::default().looping(true))?;
+    /// engine.render(480);
+    /// engine.set_pan(h, 1.0)?; // all the way right
+    /// engine.render(480); // the 10 ms ramp
+    /// let block = engine.render(480);
+    /// assert!(block.chunks(2).all(|frame| frame[0] == 0.0)); // left is silent
+    /// assert!(block.chunks(2).any(|frame| frame[1] != 0.0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn set_pan(&self, voice: VoiceHandle, pan: f32) -> Result<(), PlayError> {
         let pan = valid_pan(pan)?;
         self.send_if_live(voice, |id| Command::SetPan { id, pan })
@@ -240,12 +298,38 @@ impl Controller {
 
     /// Changes the voice's pitch. NaN or infinite is rejected; out of range is
     /// clamped. A stale handle does nothing.
+    ///
+    /// ```
+    /// # use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+    /// # let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let tone = Sound::from_samples(1, 48_000, vec![0.5; 4_800])?; // 100 ms
+    /// let h = engine.play(&tone, PlayParams::default())?;
+    /// engine.set_pitch(h, 2.0)?; // an octave up, twice as fast
+    /// engine.render(3_000);
+    /// assert!(!engine.is_playing(h)); // over in about 50 ms
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn set_pitch(&self, voice: VoiceHandle, pitch: f32) -> Result<(), PlayError> {
         let pitch = valid_pitch(pitch)?;
         self.send_if_live(voice, |id| Command::SetPitch { id, pitch })
     }
 
     /// Fades out every voice, protected ones included.
+    ///
+    /// ```
+    /// # use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+    /// # let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// # let tone: Vec<f32> = (0..48_000).map(|i| (i as f32 * 0.06).sin() * 0.5).collect();
+    /// # let hum = Sound::from_samples(1, 48_000, tone)?;
+    /// let music = engine.play(&hum, PlayParams::default().looping(true).protected(true))?;
+    /// let wind = engine.play(&hum, PlayParams::default().looping(true))?;
+    /// engine.render(480);
+    /// engine.stop_all()?; // back to the title screen
+    /// engine.render(960);
+    /// assert!(!engine.is_playing(music) && !engine.is_playing(wind));
+    /// assert_eq!(engine.stats().active_voices, 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn stop_all(&self) -> Result<(), PlayError> {
         self.send(Command::StopAll)
     }
@@ -277,6 +361,17 @@ impl Controller {
 /// The game side of an engine: everything a [`Controller`] does (through
 /// `Deref`), plus reading events, stats and voice state. Lives where the game
 /// reads its events; hand [`Controller`]s to other threads.
+///
+/// ```
+/// use voicepool::{Engine, EngineSettings, Event, PlayParams, Sound};
+/// let (mut engine, mut mixer) = Engine::new(EngineSettings::default())?;
+/// let blip = Sound::from_samples(1, 48_000, vec![0.5; 240])?;
+/// let h = engine.play(&blip, PlayParams::default())?; // a `Controller` method
+/// mixer.process(&mut [0.0; 2 * 480]); // the audio side, normally on its own thread
+/// let events: Vec<Event> = engine.drain_events().collect();
+/// assert_eq!(events, [Event::Started { voice: h }, Event::Ended { voice: h }]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct Engine {
     controller: Controller,
 }
@@ -381,16 +476,61 @@ impl Engine {
     }
 
     /// A cloneable, `Send + Sync` handle for playing sounds from other threads.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+    /// let engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let ui = engine.controller(); // give this to the UI thread
+    /// let click = Sound::from_samples(1, 48_000, vec![0.5; 480])?;
+    /// let h = ui.play(&click, PlayParams::default())?;
+    /// assert!(engine.is_playing(h)); // the engine sees plays from every controller
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn controller(&self) -> Controller {
         self.controller.clone()
     }
 
     /// Takes every event reported since the last call, oldest first.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, Event, OfflineEngine, PlayParams, Sound};
+    /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let blip = Sound::from_samples(1, 48_000, vec![0.5; 240])?;
+    /// let h = engine.play(&blip, PlayParams::default())?;
+    /// engine.render(480);
+    /// // Once per game frame:
+    /// let mut ended = Vec::new();
+    /// for event in engine.drain_events() {
+    ///     if let Event::Ended { voice } = event {
+    ///         ended.push(voice); // e.g. free the game object that owned it
+    ///     }
+    /// }
+    /// assert_eq!(ended, [h]);
+    /// assert_eq!(engine.drain_events().count(), 0); // each event comes once
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn drain_events(&mut self) -> impl Iterator<Item = Event> {
         self.drain_timed_events().into_iter().map(|e| e.event)
     }
 
     /// As [`Engine::drain_events`], with the output frame of each event.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, Event, OfflineEngine, PlayParams, Sound, TimedEvent};
+    /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let blip = Sound::from_samples(1, 48_000, vec![0.5; 240])?; // 5 ms
+    /// engine.render(1_000);
+    /// let h = engine.play(&blip, PlayParams::default())?;
+    /// engine.render(480);
+    /// assert_eq!(
+    ///     engine.drain_timed_events(),
+    ///     [
+    ///         TimedEvent { frame: 1_000, event: Event::Started { voice: h } },
+    ///         TimedEvent { frame: 1_240, event: Event::Ended { voice: h } },
+    ///     ]
+    /// );
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn drain_timed_events(&mut self) -> Vec<TimedEvent> {
         let mut game = self.controller.lock();
         // Everything still queued goes to the caller: the backlog limit
@@ -419,6 +559,19 @@ impl Engine {
     /// (`Ended`, `Stolen`, `Rejected`) has reached the game side. Never true
     /// for a handle of another engine, nor for any handle once the mixer has
     /// been dropped (every play then ends with `Ended`).
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+    /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let blip = Sound::from_samples(1, 48_000, vec![0.5; 240])?;
+    /// let h = engine.play(&blip, PlayParams::default())?;
+    /// assert!(engine.is_playing(h)); // from the `play` call on
+    /// engine.render(480);
+    /// assert!(!engine.is_playing(h)); // it ended
+    /// let other = OfflineEngine::new(EngineSettings::default())?;
+    /// assert!(!other.is_playing(h)); // never on another engine
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn is_playing(&self, voice: VoiceHandle) -> bool {
         let Some(id) = voice.id_in(self.controller.shared.engine) else {
             return false;
@@ -429,11 +582,42 @@ impl Engine {
     }
 
     /// The counters, as of the last block rendered.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+    /// let mut engine = OfflineEngine::new(EngineSettings { voices: 2, ..Default::default() })?;
+    /// let swish = Sound::from_samples(1, 48_000, vec![0.5; 48_000])?;
+    /// for _ in 0..5 {
+    ///     engine.play(&swish, PlayParams::default())?;
+    ///     engine.render(4_800);
+    /// }
+    /// let stats = engine.stats();
+    /// assert_eq!(stats.active_voices, 2);
+    /// assert_eq!(stats.steals, 3); // five plays into two voices
+    /// assert_eq!(stats.frames_rendered, 5 * 4_800);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn stats(&self) -> Stats {
         self.controller.shared.counters.snapshot()
     }
 
     /// What each pool slot holds, as of the last block rendered.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+    /// let mut engine = OfflineEngine::new(EngineSettings { voices: 4, ..Default::default() })?;
+    /// let tone: Vec<f32> = (0..48_000).map(|i| (i as f32 * 0.06).sin() * 0.5).collect();
+    /// let hum = Sound::from_samples(1, 48_000, tone)?;
+    /// let h = engine.play(&hum, PlayParams::default().looping(true))?;
+    /// engine.render(480);
+    /// let slots = engine.slots();
+    /// assert_eq!(slots.len(), 4); // one per voice of the pool
+    /// let busy: Vec<_> = slots.iter().filter(|s| s.voice.is_some()).collect();
+    /// assert_eq!(busy.len(), 1);
+    /// assert_eq!(busy[0].voice, Some(h));
+    /// assert!(busy[0].level > 0.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn slots(&self) -> Vec<SlotView> {
         let shared = &self.controller.shared;
         shared.counters.slots(shared.engine)
@@ -457,6 +641,15 @@ impl Engine {
     /// is made. (The list of sounds kept alive for the audio side grows with
     /// the number of distinct sounds in flight; sample data is not counted.)
     /// Add [`Mixer::memory_bytes`] for the audio side.
+    ///
+    /// ```
+    /// use voicepool::{Engine, EngineSettings};
+    /// let (engine, mixer) = Engine::new(EngineSettings { voices: 64, ..Default::default() })?;
+    /// let total = engine.memory_bytes() + mixer.memory_bytes();
+    /// println!("64 voices: {total} bytes, all allocated up front");
+    /// assert!(total > 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn memory_bytes(&self) -> usize {
         use std::mem::size_of;
         let shared = &self.controller.shared;

@@ -100,6 +100,17 @@ impl DeviceSampleFormat {
 }
 
 /// What [`AudioEngine::start`] opened.
+///
+/// ```no_run
+/// use voicepool::{AudioEngine, EngineSettings, StreamInfo};
+/// let engine = AudioEngine::start(EngineSettings { buffer_frames: Some(256), ..Default::default() })?;
+/// let StreamInfo { device, sample_rate, buffer_frames, .. } = engine.info();
+/// match buffer_frames {
+///     Some(n) => println!("{device}: {n}-frame buffers at {sample_rate} Hz"),
+///     None => println!("{device}: the device's default buffer at {sample_rate} Hz"),
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StreamInfo {
     /// The device's name as the host reports it.
@@ -194,6 +205,19 @@ impl AudioEngine {
     /// Nothing is printed: on Linux, alsa-lib's own error messages (a line
     /// on stderr for every device it cannot open) are silenced on this
     /// thread while devices are probed and opened.
+    ///
+    /// ```no_run
+    /// use voicepool::{AudioEngine, EngineError, EngineSettings, OfflineEngine};
+    /// match AudioEngine::start(EngineSettings { voices: 48, buffer_frames: Some(512), ..Default::default() }) {
+    ///     Ok(engine) => println!("playing on {}", engine.info().device),
+    ///     Err(EngineError::NoDevice(why)) => {
+    ///         eprintln!("{why}"); // says what to check; a server or a test can render instead
+    ///         let _engine = OfflineEngine::new(EngineSettings::default())?;
+    ///     }
+    ///     Err(e) => return Err(e.into()),
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn start(settings: EngineSettings) -> Result<AudioEngine, EngineError> {
         AudioEngine::start_hooked(settings, |_| {})
     }
@@ -316,11 +340,31 @@ impl AudioEngine {
     }
 
     /// What was opened: device, rate, channels, format, buffer.
+    ///
+    /// ```no_run
+    /// use voicepool::{AudioEngine, EngineSettings};
+    /// let engine = AudioEngine::start(EngineSettings::default())?;
+    /// let info = engine.info();
+    /// println!(
+    ///     "{} at {} Hz, {} channels, {:?}, blocks of up to {} frames",
+    ///     info.device, info.sample_rate, info.channels, info.sample_format, info.max_block_frames
+    /// );
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn info(&self) -> &StreamInfo {
         &self.info
     }
 
     /// The output rate in Hz (the device's).
+    ///
+    /// ```no_run
+    /// use voicepool::{AudioEngine, EngineSettings};
+    /// let engine = AudioEngine::start(EngineSettings { sample_rate: 48_000, ..Default::default() })?;
+    /// // The device's own rate, which need not be the one asked for.
+    /// let latency_ms = 1_000.0 * 512.0 / engine.sample_rate() as f64;
+    /// println!("a 512-frame buffer is {latency_ms:.1} ms here");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn sample_rate(&self) -> u32 {
         self.info.sample_rate
     }
@@ -329,6 +373,16 @@ impl AudioEngine {
     /// back to this thread when the stream released its callback; `None` if
     /// the host did not release it (the state is then freed by the host).
     /// Dropping the engine does the same and frees the mixer here.
+    ///
+    /// ```no_run
+    /// use voicepool::{AudioEngine, EngineSettings};
+    /// let engine = AudioEngine::start(EngineSettings::default())?;
+    /// // ... the game runs ...
+    /// if let Some(mixer) = engine.close() {
+    ///     println!("rendered {} frames", mixer.frames_rendered());
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn close(mut self) -> Option<Mixer> {
         self.stop_stream().map(|side| side.mixer)
     }

@@ -62,6 +62,14 @@ impl fmt::Debug for OfflineEngine {
 
 impl OfflineEngine {
     /// An engine rendering at `settings.sample_rate`.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine};
+    /// let engine = OfflineEngine::new(EngineSettings { voices: 8, sample_rate: 44_100, ..Default::default() })?;
+    /// assert_eq!(engine.sample_rate(), 44_100);
+    /// assert!(OfflineEngine::new(EngineSettings { sample_rate: 0, ..Default::default() }).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn new(settings: EngineSettings) -> Result<OfflineEngine, EngineError> {
         let (engine, mixer) = Engine::new(settings)?;
         Ok(OfflineEngine {
@@ -73,6 +81,15 @@ impl OfflineEngine {
     }
 
     /// The output rate in Hz.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine};
+    /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let one_second = engine.sample_rate() as usize;
+    /// engine.render(one_second);
+    /// assert_eq!(engine.stats().frames_rendered, 48_000);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn sample_rate(&self) -> u32 {
         self.mixer.sample_rate()
     }
@@ -82,6 +99,21 @@ impl OfflineEngine {
     /// the start of the block. Any frame count works (0 too); only a request
     /// larger than any before grows the buffer; more than
     /// [`MAX_RENDER_FRAMES`] renders that many.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+    /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let chime = Sound::from_samples(1, 48_000, vec![0.5; 2_400])?;
+    /// assert!(engine.render(480).iter().all(|&s| s == 0.0)); // nothing playing: silence
+    /// engine.play(&chime, PlayParams::default())?;
+    /// let mut mix = Vec::new();
+    /// for _ in 0..10 {
+    ///     mix.extend_from_slice(engine.render(480)); // ten 10 ms blocks, as a device would ask
+    /// }
+    /// assert_eq!(mix.len(), 2 * 4_800);
+    /// assert!(mix[..2 * 2_400].iter().all(|&s| s > 0.0) && mix[2 * 2_400..].iter().all(|&s| s == 0.0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn render(&mut self, frames: usize) -> &[f32] {
         let len = frames.min(MAX_RENDER_FRAMES) * 2;
         if self.buffer.len() < len {
@@ -145,12 +177,40 @@ impl OfflineEngine {
     /// its path and length, `Ok(None)` if nothing was being recorded, or the
     /// error that stopped it early (the file then holds everything up to
     /// that point).
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine, WavFormat};
+    /// # let dir = std::env::temp_dir().join(format!("voicepool-doc-stop-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// assert_eq!(engine.stop_recording()?, None); // nothing was being recorded
+    /// engine.start_recording(dir.join("session.wav"), WavFormat::Float32)?;
+    /// engine.render(4_800);
+    /// let take = engine.stop_recording()?.expect("was recording");
+    /// assert_eq!((take.path, take.frames), (dir.join("session.wav"), 4_800));
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn stop_recording(&mut self) -> Result<Option<Recording>, RenderError> {
         self.recorder.take().map(|r| r.finish()).transpose()
     }
 
     /// True between [`OfflineEngine::start_recording`] and
     /// [`OfflineEngine::stop_recording`].
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine, WavFormat};
+    /// # let dir = std::env::temp_dir().join(format!("voicepool-doc-isrec-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// assert!(!engine.is_recording());
+    /// engine.start_recording(dir.join("take.wav"), WavFormat::Int16)?;
+    /// assert!(engine.is_recording());
+    /// engine.stop_recording()?;
+    /// assert!(!engine.is_recording());
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn is_recording(&self) -> bool {
         self.recorder.is_some()
     }
@@ -161,6 +221,21 @@ impl OfflineEngine {
     /// Refused before anything is written: a negative, NaN or infinite
     /// duration ([`RenderError::InvalidDuration`]) and one longer than a WAV
     /// file can hold ([`RenderError::TooLong`], see [`MAX_WAV_FRAMES`]).
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+    /// # let dir = std::env::temp_dir().join(format!("voicepool-doc-wav-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let tone: Vec<f32> = (0..48_000).map(|i| (i as f32 * 0.06).sin() * 0.5).collect();
+    /// engine.play(&Sound::from_samples(1, 48_000, tone)?, PlayParams::default())?;
+    /// engine.render_to_wav(dir.join("tone.wav"), 0.5)?;
+    /// let back = Sound::from_wav_file(dir.join("tone.wav"))?;
+    /// assert_eq!((back.channels(), back.frames()), (2, 24_000));
+    /// assert!(engine.render_to_wav(dir.join("bad.wav"), f64::NAN).is_err());
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn render_to_wav(
         &mut self,
         path: impl AsRef<Path>,
@@ -192,6 +267,22 @@ impl OfflineEngine {
     /// plus [`Mixer::memory_bytes`] plus the render buffer (which grows only
     /// when a render asks for more frames than any before). Sample data is
     /// not counted.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+    /// let mut engine = OfflineEngine::new(EngineSettings { voices: 64, ..Default::default() })?;
+    /// let shot = Sound::from_samples(1, 48_000, vec![0.5; 4_800])?;
+    /// engine.play(&shot, PlayParams::default())?;
+    /// engine.render(480);
+    /// let before = engine.memory_bytes();
+    /// for _ in 0..1_000 {
+    ///     engine.play(&shot, PlayParams::default())?;
+    ///     engine.render(480);
+    /// }
+    /// assert_eq!(engine.memory_bytes(), before); // fixed once started
+    /// println!("64 voices: {before} bytes");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn memory_bytes(&self) -> usize {
         self.engine.memory_bytes()
             + self.mixer.memory_bytes()

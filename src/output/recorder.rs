@@ -28,6 +28,21 @@ pub enum WavFormat {
 }
 
 /// A finished recording: where it went and how long it is.
+///
+/// ```
+/// use voicepool::{EngineSettings, OfflineEngine, WavFormat};
+/// # let dir = std::env::temp_dir().join(format!("voicepool-doc-recording-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir)?;
+/// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+/// engine.start_recording(dir.join("level1.wav"), WavFormat::Int16)?;
+/// engine.render(48_000);
+/// let rec = engine.stop_recording()?.expect("was recording");
+/// let seconds = rec.frames as f64 / f64::from(engine.sample_rate());
+/// println!("wrote {} ({seconds} s)", rec.path.display());
+/// assert_eq!(seconds, 1.0);
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Recording {
     /// The file written.

@@ -109,6 +109,21 @@ impl Sound {
     /// a few megabytes are reserved; the rest grows with the data actually
     /// read), and a non-regular file is refused without being opened, so a
     /// FIFO cannot make the call wait.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+    /// # let dir = std::env::temp_dir().join(format!("voicepool-doc-load-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// # OfflineEngine::new(EngineSettings::default())?.render_to_wav(dir.join("swish.wav"), 0.1)?;
+    /// # let path = dir.join("swish.wav");
+    /// let swish = Sound::from_wav_file(&path)?; // for example "samples/swish.wav"
+    /// assert_eq!(swish.name(), "swish");
+    /// assert_eq!((swish.channels(), swish.sample_rate(), swish.frames()), (2, 48_000, 4_800));
+    /// let engine = OfflineEngine::new(EngineSettings::default())?;
+    /// engine.play(&swish, PlayParams::default())?;
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn from_wav_file(path: impl AsRef<Path>) -> Result<Sound, SoundError> {
         let path = path.as_ref();
         let io_err = |source| SoundError::Io {
@@ -142,6 +157,20 @@ impl Sound {
 
     /// Decodes WAV data held in memory (for example embedded with
     /// `include_bytes!`). Errors refer to the data as `<bytes>`.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine, Sound};
+    /// # let dir = std::env::temp_dir().join(format!("voicepool-doc-bytes-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// # OfflineEngine::new(EngineSettings::default())?.render_to_wav(dir.join("click.wav"), 0.01)?;
+    /// # let bytes = std::fs::read(dir.join("click.wav"))?;
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// // In a game: `let bytes = include_bytes!("../assets/click.wav");`
+    /// let click = Sound::from_wav_bytes(&bytes)?;
+    /// assert_eq!(click.frames(), 480);
+    /// assert!(Sound::from_wav_bytes(b"RIFF").is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn from_wav_bytes(bytes: &[u8]) -> Result<Sound, SoundError> {
         let path = Path::new(BYTES_ORIGIN);
         if bytes.is_empty() {
@@ -157,6 +186,17 @@ impl Sound {
     ///
     /// `channels` must be 1 or 2. Samples must be finite; magnitudes above
     /// [`MAX_SAMPLE_MAGNITUDE`] are clamped to it.
+    ///
+    /// ```
+    /// use voicepool::Sound;
+    /// let rate = 48_000;
+    /// let beep: Vec<f32> = (0..rate / 10).map(|i| (i as f32 * 0.057).sin() * 0.4).collect();
+    /// let sound = Sound::from_samples(1, rate as u32, beep)?;
+    /// assert_eq!((sound.channels(), sound.frames()), (1, 4_800));
+    /// assert!(Sound::from_samples(1, 48_000, vec![f32::NAN]).is_err());
+    /// assert!(Sound::from_samples(3, 48_000, vec![0.0; 3]).is_err()); // mono or stereo only
+    /// # Ok::<(), voicepool::SoundError>(())
+    /// ```
     pub fn from_samples(
         channels: u16,
         sample_rate: u32,
@@ -173,6 +213,15 @@ impl Sound {
 
     /// Returns this sound under another name (as shown by tools such as the
     /// demo). Shares the sample data.
+    ///
+    /// ```
+    /// use voicepool::Sound;
+    /// let samples = Sound::from_samples(1, 48_000, vec![0.2; 480])?;
+    /// let step = samples.with_name("footstep");
+    /// assert_eq!((samples.name(), step.name()), ("samples", "footstep"));
+    /// assert!(Sound::ptr_eq(&samples, &step)); // no copy of the data
+    /// # Ok::<(), voicepool::SoundError>(())
+    /// ```
     pub fn with_name(&self, name: &str) -> Sound {
         Sound {
             data: Arc::clone(&self.data),
@@ -187,31 +236,76 @@ impl Sound {
     }
 
     /// The sound's name: the file stem for files, `"samples"` otherwise.
+    ///
+    /// ```
+    /// use voicepool::Sound;
+    /// let sound = Sound::from_samples(1, 48_000, vec![0.2; 480])?;
+    /// assert_eq!(sound.name(), "samples");
+    /// assert_eq!(sound.with_name("door_creak").name(), "door_creak");
+    /// # Ok::<(), voicepool::SoundError>(())
+    /// ```
     pub fn name(&self) -> &str {
         &self.name
     }
 
     /// Channels per frame (1 or 2).
+    ///
+    /// ```
+    /// use voicepool::Sound;
+    /// let stereo = Sound::from_samples(2, 48_000, vec![0.1, -0.1, 0.2, -0.2])?; // L R L R
+    /// assert_eq!((stereo.channels(), stereo.frames()), (2, 2));
+    /// # Ok::<(), voicepool::SoundError>(())
+    /// ```
     pub fn channels(&self) -> u16 {
         self.data.channels as u16
     }
 
     /// The rate the sound was recorded at, in Hz.
+    ///
+    /// ```
+    /// use voicepool::Sound;
+    /// let old = Sound::from_samples(1, 22_050, vec![0.1; 22_050])?;
+    /// assert_eq!(old.sample_rate(), 22_050); // the mixer converts while playing
+    /// assert_eq!(old.duration_seconds(), 1.0);
+    /// # Ok::<(), voicepool::SoundError>(())
+    /// ```
     pub fn sample_rate(&self) -> u32 {
         self.data.sample_rate
     }
 
     /// Length in frames at the sound's own rate.
+    ///
+    /// ```
+    /// use voicepool::Sound;
+    /// let stereo = Sound::from_samples(2, 44_100, vec![0.1; 2 * 44_100])?;
+    /// assert_eq!(stereo.frames(), 44_100); // frames, not samples
+    /// assert_eq!(stereo.samples().len(), 2 * 44_100);
+    /// # Ok::<(), voicepool::SoundError>(())
+    /// ```
     pub fn frames(&self) -> usize {
         self.data.frames
     }
 
     /// Length in seconds at pitch 1.0.
+    ///
+    /// ```
+    /// use voicepool::Sound;
+    /// let line = Sound::from_samples(1, 24_000, vec![0.1; 36_000])?;
+    /// assert_eq!(line.duration_seconds(), 1.5); // at pitch 2.0 it plays in 0.75 s
+    /// # Ok::<(), voicepool::SoundError>(())
+    /// ```
     pub fn duration_seconds(&self) -> f64 {
         self.data.frames as f64 / self.data.sample_rate as f64
     }
 
     /// Interleaved samples as stored (after clamping).
+    ///
+    /// ```
+    /// use voicepool::{Sound, sound::MAX_SAMPLE_MAGNITUDE};
+    /// let sound = Sound::from_samples(1, 48_000, vec![0.5, -9.0, 1e-20])?;
+    /// assert_eq!(sound.samples(), [0.5, -MAX_SAMPLE_MAGNITUDE, 0.0]); // clamped; tiny values are 0
+    /// # Ok::<(), voicepool::SoundError>(())
+    /// ```
     pub fn samples(&self) -> &[f32] {
         &self.data.samples[..self.data.frames * self.data.channels]
     }
@@ -236,6 +330,15 @@ impl Sound {
     }
 
     /// True when `a` and `b` share sample data.
+    ///
+    /// ```
+    /// use voicepool::Sound;
+    /// let a = Sound::from_samples(1, 48_000, vec![0.5; 480])?;
+    /// let b = a.clone();
+    /// let c = Sound::from_samples(1, 48_000, vec![0.5; 480])?;
+    /// assert!(Sound::ptr_eq(&a, &b) && !Sound::ptr_eq(&a, &c));
+    /// # Ok::<(), voicepool::SoundError>(())
+    /// ```
     pub fn ptr_eq(a: &Sound, b: &Sound) -> bool {
         Arc::ptr_eq(&a.data, &b.data)
     }
