@@ -179,6 +179,7 @@ impl Mixer {
     }
 
     /// The engine this mixer belongs to.
+    #[cfg(feature = "hooks")]
     pub(crate) fn engine_id(&self) -> EngineId {
         self.engine
     }
