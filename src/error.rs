@@ -34,8 +34,9 @@ pub enum PlayError {
     /// The command queue is full: the audio thread has not caught up. Nothing
     /// was sent; try again next frame. Counted in [`crate::Stats::dropped_commands`].
     QueueFull,
-    /// A parameter was NaN or infinite (finite out-of-range values are
-    /// clamped instead; see [`crate::params`]).
+    /// A parameter was NaN or infinite, or a pitch was 0 or below (other
+    /// finite out-of-range values are clamped instead; see
+    /// [`crate::params`]).
     InvalidParameter {
         /// Which parameter.
         name: &'static str,
@@ -71,6 +72,9 @@ impl fmt::Display for PlayError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PlayError::QueueFull => write!(f, "command queue is full (the audio thread is behind)"),
+            PlayError::InvalidParameter { name, value } if value.is_finite() => {
+                write!(f, "invalid {name}: {value} (must be above 0)")
+            }
             PlayError::InvalidParameter { name, value } => {
                 write!(f, "invalid {name}: {value} (must be finite)")
             }

@@ -5,7 +5,7 @@
 //! | --- | --- | --- | --- |
 //! | volume | `0.0..=`[`MAX_VOLUME`] (linear gain) | clamped; below [`MIN_AUDIBLE_VOLUME`] becomes 0 | rejected |
 //! | pan | `-1.0..=1.0` (left to right) | clamped | rejected |
-//! | pitch | [`MIN_PITCH`]`..=`[`MAX_PITCH`] (playback-rate factor) | clamped | rejected |
+//! | pitch | [`MIN_PITCH`]`..=`[`MAX_PITCH`] (playback-rate factor) | above 0: clamped; 0 or below: rejected (always a bug) | rejected |
 //! | fade-in | `0.0..=`[`MAX_FADE_SECONDS`] seconds | clamped | rejected |
 //! | priority | any `u8` (higher survives stealing) | cannot be | cannot be |
 //! | looping, protected | `bool` | cannot be | cannot be |
@@ -17,12 +17,13 @@
 //! The same rules hold for [`Controller::set_volume`], [`Controller::set_pan`]
 //! and [`Controller::set_pitch`]. "Clamped" means the nearest end of the
 //! range is used, exactly as if it had been passed (negative volume is 0: the
-//! voice plays silently, holds its slot and reports `Ended` as usual; pitch
-//! 0 or below is [`MIN_PITCH`]). "Rejected" means the call returns
-//! [`PlayError::InvalidParameter`] naming the parameter, nothing is sent to
-//! the audio thread and no handle is used up; a NaN is rejected even when
-//! the handle is stale. So the audio thread only ever sees finite values in
-//! range. `tests/params.rs` checks every row.
+//! voice plays silently, holds its slot and reports `Ended` as usual). The
+//! builder clamps as it is given a value, so `Debug` shows what will be
+//! used. "Rejected" means the call returns [`PlayError::InvalidParameter`]
+//! naming the parameter and the value, nothing is sent to the audio thread
+//! and no handle is used up; a bad value is rejected even when the handle
+//! is stale. So the audio thread only ever sees finite values in range.
+//! `tests/params.rs` checks every row.
 //!
 //! [`Controller::set_volume`]: crate::Controller::set_volume
 //! [`Controller::set_pan`]: crate::Controller::set_pan
@@ -101,7 +102,7 @@ impl PlayParams {
     /// assert!((half / full - 0.5).abs() < 1e-4);
     /// ```
     pub fn volume(mut self, volume: f32) -> Self {
-        self.volume = volume;
+        self.volume = valid_volume(volume).unwrap_or(volume);
         self
     }
     /// Stereo position, -1.0 (left) to 1.0 (right).
@@ -116,10 +117,13 @@ impl PlayParams {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn pan(mut self, pan: f32) -> Self {
-        self.pan = pan;
+        self.pan = valid_pan(pan).unwrap_or(pan);
         self
     }
     /// Playback-rate factor: 2.0 plays an octave up and twice as fast.
+    /// Above 0; 0 or below makes `play` return
+    /// [`PlayError::InvalidParameter`] (a pitch of 0 would hold a slot
+    /// forever without a sound).
     ///
     /// ```
     /// use voicepool::{EngineSettings, Event, OfflineEngine, PlayParams, Sound};
@@ -132,7 +136,7 @@ impl PlayParams {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn pitch(mut self, pitch: f32) -> Self {
-        self.pitch = pitch;
+        self.pitch = valid_pitch(pitch).unwrap_or(pitch);
         self
     }
     /// Loop the sound until stopped, seamlessly: the frame after the last
@@ -208,7 +212,11 @@ impl PlayParams {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn fade_in(mut self, seconds: f32) -> Self {
-        self.fade_in = seconds;
+        self.fade_in = if seconds.is_finite() {
+            seconds.clamp(0.0, MAX_FADE_SECONDS)
+        } else {
+            seconds
+        };
         self
     }
     /// Play as a member of `group` (made by
@@ -338,7 +346,14 @@ pub(crate) fn valid_pan(p: f32) -> Result<f32, PlayError> {
 }
 
 pub(crate) fn valid_pitch(p: f32) -> Result<f32, PlayError> {
-    Ok(finite("pitch", p)?.clamp(MIN_PITCH, MAX_PITCH))
+    let p = finite("pitch", p)?;
+    if p <= 0.0 {
+        return Err(PlayError::InvalidParameter {
+            name: "pitch",
+            value: p,
+        });
+    }
+    Ok(p.clamp(MIN_PITCH, MAX_PITCH))
 }
 
 pub(crate) fn valid_master_volume(v: f32) -> Result<f32, PlayError> {
@@ -371,10 +386,16 @@ mod tests {
             .pitch(f32::NEG_INFINITY)
             .validate(EngineId::next())
             .is_err());
+        for pitch in [0.0, -0.0, -2.0] {
+            assert!(PlayParams::default()
+                .pitch(pitch)
+                .validate(EngineId::next())
+                .is_err());
+        }
         let v = PlayParams::default()
             .volume(100.0)
             .pan(-7.0)
-            .pitch(0.0)
+            .pitch(1e-9)
             .fade_in(-1.0)
             .validate(EngineId::next())
             .unwrap();

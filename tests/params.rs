@@ -51,8 +51,7 @@ fn out_of_range_play_parameters_are_clamped_to_the_range_ends() {
     same(d().volume(1e-9), d().volume(0.0));
     same(d().pan(-7.0), d().pan(-1.0));
     same(d().pan(1e30), d().pan(1.0));
-    same(d().pitch(0.0), d().pitch(MIN_PITCH));
-    same(d().pitch(-2.0), d().pitch(MIN_PITCH));
+    same(d().pitch(1e-9), d().pitch(MIN_PITCH));
     same(d().pitch(1e9), d().pitch(MAX_PITCH));
     same(d().fade_in(-1.0), d().fade_in(0.0));
     same(d().fade_in(1e9), d().fade_in(MAX_FADE_SECONDS));
@@ -71,7 +70,7 @@ fn out_of_range_set_values_are_clamped_the_same_way() {
         (-1.0, 0.0, |e, h, v| e.set_volume(h, v).unwrap()),
         (-9.0, -1.0, |e, h, v| e.set_pan(h, v).unwrap()),
         (9.0, 1.0, |e, h, v| e.set_pan(h, v).unwrap()),
-        (0.0, MIN_PITCH, |e, h, v| e.set_pitch(h, v).unwrap()),
+        (1e-6, MIN_PITCH, |e, h, v| e.set_pitch(h, v).unwrap()),
         (1e6, MAX_PITCH, |e, h, v| e.set_pitch(h, v).unwrap()),
     ];
     for (wild, end, set) in cases {
@@ -354,4 +353,49 @@ fn from_samples_validates_like_a_file() {
     ));
     let s = Sound::from_samples(1, 48_000, vec![f32::MAX, -1e9]).unwrap();
     assert_eq!(s.samples(), [4.0, -4.0]);
+}
+
+#[test]
+fn pitch_zero_or_below_is_refused_not_clamped() {
+    let e = engine();
+    let sound = tone();
+    let first = e.play(&sound, d()).unwrap();
+    for v in [0.0, -0.0, -2.0, -1e30] {
+        let r = e.play(&sound, d().pitch(v));
+        assert!(
+            matches!(r, Err(PlayError::InvalidParameter { name: "pitch", value }) if value == v),
+            "{v}: {r:?}"
+        );
+        let r = e.set_pitch(first, v);
+        assert!(
+            matches!(r, Err(PlayError::InvalidParameter { name: "pitch", .. })),
+            "{v}: {r:?}"
+        );
+        let text = e.play(&sound, d().pitch(v)).unwrap_err().to_string();
+        assert!(text.contains("pitch") && text.contains("above 0"), "{text}");
+    }
+    // Nothing was sent: the next handle follows the first.
+    assert_eq!(e.play(&sound, d()).unwrap().id(), first.id() + 1);
+}
+
+#[test]
+fn debug_shows_the_values_that_will_be_used() {
+    let p = d().volume(100.0).pan(-7.0).pitch(1e9).fade_in(-1.0);
+    let shown = format!("{p:?}");
+    for part in [
+        format!("volume: {MAX_VOLUME:?}"),
+        "pan: -1.0".to_string(),
+        format!("pitch: {MAX_PITCH:?}"),
+        "fade_in: 0.0".to_string(),
+    ] {
+        assert!(shown.contains(&part), "{shown} lacks {part}");
+    }
+    // Built from clamped values or from the wild ones: the same params.
+    assert_eq!(
+        p,
+        d().volume(MAX_VOLUME)
+            .pan(-1.0)
+            .pitch(MAX_PITCH)
+            .fade_in(0.0)
+    );
 }

@@ -332,12 +332,15 @@ impl Run {
         &mut self,
         r: &Result<T, PlayError>,
         values: &[f32],
+        pitch: Option<f32>,
     ) -> Result<(), TestCaseError> {
-        let bad = values.iter().any(|v| !v.is_finite());
+        // Rejected: NaN or infinity anywhere, a pitch of 0 or below.
+        let bad_pitch = pitch.is_some_and(|p| p <= 0.0);
+        let bad = values.iter().chain(&pitch).any(|v| !v.is_finite()) || bad_pitch;
         match r {
             Err(PlayError::InvalidParameter { value, .. }) => {
-                prop_assert!(bad, "finite values {values:?} rejected");
-                prop_assert!(!value.is_finite());
+                prop_assert!(bad, "good values {values:?} {pitch:?} rejected");
+                prop_assert!(!value.is_finite() || *value <= 0.0);
             }
             Err(PlayError::QueueFull) => {
                 prop_assert!(!bad, "NaN/inf {values:?} reached the queue");
@@ -379,7 +382,7 @@ impl Run {
                     params = params.group(g);
                 }
                 let r = self.engine.play(&sounds[sound], params);
-                self.check_result(&r, &[volume, pan, pitch, fade])?;
+                self.check_result(&r, &[volume, pan, fade], Some(pitch))?;
                 if let Ok(h) = r {
                     prop_assert!(!self.seen.contains_key(&h), "handle {h:?} issued twice");
                     prop_assert!(self.engine.is_playing(h), "a new handle is playing");
@@ -390,21 +393,22 @@ impl Run {
             Op::Stop(i) => {
                 if let Some(h) = self.pick(i) {
                     let r = self.engine.stop(h);
-                    self.check_result(&r, &[])?;
+                    self.check_result(&r, &[], None)?;
                 }
             }
             Op::SetVolume(i, v) | Op::SetPan(i, v) | Op::SetPitch(i, v) => {
                 let h = self.pick(i).unwrap_or(VoiceHandle::default_for_tests());
-                let r = match op {
-                    Op::SetVolume(..) => self.engine.set_volume(h, v),
-                    Op::SetPan(..) => self.engine.set_pan(h, v),
-                    _ => self.engine.set_pitch(h, v),
+                let (r, pitch) = match op {
+                    Op::SetVolume(..) => (self.engine.set_volume(h, v), None),
+                    Op::SetPan(..) => (self.engine.set_pan(h, v), None),
+                    _ => (self.engine.set_pitch(h, v), Some(v)),
                 };
-                self.check_result(&r, &[v])?;
+                let values: &[f32] = if pitch.is_some() { &[] } else { &[v] };
+                self.check_result(&r, values, pitch)?;
             }
             Op::StopAll => {
                 let r = self.engine.stop_all();
-                self.check_result(&r, &[])?;
+                self.check_result(&r, &[], None)?;
             }
             Op::Pause(i) | Op::Resume(i) | Op::StopWithFade(i, _) | Op::FadeVolume(i, ..) => {
                 let h = self.pick(i).unwrap_or(VoiceHandle::default_for_tests());
@@ -421,20 +425,20 @@ impl Run {
                     }
                     _ => unreachable!(),
                 };
-                self.check_result(&r, &[v])?;
+                self.check_result(&r, &[v], None)?;
             }
             Op::PauseBus(b) => {
                 let r = self.engine.pause_bus(self.buses[usize::from(b)]);
-                self.check_result(&r, &[])?;
+                self.check_result(&r, &[], None)?;
             }
             Op::ResumeBus(b) => {
                 let r = self.engine.resume_bus(self.buses[usize::from(b)]);
-                self.check_result(&r, &[])?;
+                self.check_result(&r, &[], None)?;
             }
             Op::BusVolume(b, v, ms) => {
                 let fade = Duration::from_millis(u64::from(ms));
                 let r = (self.engine).set_bus_volume(self.buses[usize::from(b)], v, fade);
-                self.check_result(&r, &[v])?;
+                self.check_result(&r, &[v], None)?;
             }
             Op::Render(n) => self.render(n)?,
             Op::Drain => {
