@@ -1,0 +1,114 @@
+//! [`GameState`]: what the game side keeps behind its mutex: the event
+//! backlog pumped from the audio side's ring, the live plays and what they
+//! play, and the keep-alive list of sounds the audio side may still hold.
+//! Only game threads ever take the mutex; nothing here runs on the audio
+//! thread.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+
+use ringbuf::traits::Consumer;
+use ringbuf::HeapCons;
+
+use super::voice_info::{PlayInfo, Retired};
+use crate::command::{EngineId, Event, TimedEvent, VoiceHandle};
+use crate::sound::SoundData;
+use crate::stats::Counters;
+
+/// Guarded by a mutex that only game threads ever take.
+pub(super) struct GameState {
+    pub(super) events: HeapCons<TimedEvent>,
+    /// Events reported by a live output stream's error callback (a second
+    /// single-producer queue: that callback may run on its own thread).
+    pub(super) stream_events: Option<HeapCons<TimedEvent>>,
+    /// Events pumped out of the ring, waiting for `drain_events`.
+    pub(super) backlog: VecDeque<TimedEvent>,
+    pub(super) backlog_capacity: usize,
+    /// Ids played whose terminal event has not been seen yet, and what
+    /// they play.
+    pub(super) live: HashMap<u64, PlayInfo>,
+    /// What the most recently ended plays played (for naming the voices in
+    /// events already drained).
+    pub(super) retired: Retired,
+    /// Groups and buses created so far.
+    pub(super) groups_made: usize,
+    pub(super) buses_made: usize,
+    /// One reference to each sound that may be in flight, so the audio side
+    /// never drops the last one.
+    pub(super) in_flight: Vec<Arc<SoundData>>,
+    pub(super) prune_at: usize,
+}
+
+impl GameState {
+    /// Moves events from the ring into the backlog, updating `live`. Once
+    /// the mixer has been dropped, every play still live (sounding, or
+    /// queued and never taken) gets its terminal `Ended` here, at the frame
+    /// the mixer stopped: the audio side can no longer report it.
+    pub(super) fn pump(&mut self, engine: EngineId, counters: &Counters) {
+        // Read the flag first: everything the mixer pushed before setting
+        // it is then in the ring for the loop below.
+        let gone = counters.mixer_gone();
+        while let Some(ev) = self.events.try_pop() {
+            if ev.event.is_terminal() {
+                if let Some(id) = ev.event.voice().and_then(|v| v.id_in(engine)) {
+                    self.retire(id);
+                }
+            }
+            self.backlog_push(ev, counters);
+        }
+        while let Some(ev) = self.stream_events.as_mut().and_then(|q| q.try_pop()) {
+            self.backlog_push(ev, counters);
+        }
+        if gone && !self.live.is_empty() {
+            let mut ids: Vec<u64> = self.live.keys().copied().collect();
+            ids.sort_unstable();
+            let frame = counters.frames.load(Relaxed);
+            for id in ids {
+                self.retire(id);
+                Counters::bump(&counters.ended);
+                let voice = VoiceHandle::new(engine, id);
+                self.backlog_push(
+                    TimedEvent {
+                        frame,
+                        event: Event::Ended { voice },
+                    },
+                    counters,
+                );
+            }
+        }
+    }
+
+    /// Play `id` is over: what it played moves to the retired list.
+    pub(super) fn retire(&mut self, id: u64) {
+        if let Some(info) = self.live.remove(&id) {
+            self.retired.push(id, info);
+        }
+    }
+
+    pub(super) fn backlog_push(&mut self, ev: TimedEvent, counters: &Counters) {
+        if self.backlog.len() >= self.backlog_capacity {
+            self.backlog.pop_front();
+            Counters::bump(&counters.lost_events);
+        }
+        self.backlog.push_back(ev);
+    }
+
+    /// Keeps `sound` alive on the game side; drops sounds no voice holds.
+    pub(super) fn keep(&mut self, sound: &Arc<SoundData>) {
+        if !self.in_flight.iter().any(|s| Arc::ptr_eq(s, sound)) {
+            self.in_flight.push(Arc::clone(sound));
+        }
+        if self.in_flight.len() >= self.prune_at {
+            self.prune();
+        }
+    }
+
+    /// Lets go of sounds nobody else holds. Count 1: only this list holds
+    /// it; the audio side is done with it and can never get it back (it
+    /// only receives sounds from here, and a queued command holds a count).
+    pub(super) fn prune(&mut self) {
+        self.in_flight.retain(|s| Arc::strong_count(s) > 1);
+        self.prune_at = (self.in_flight.len() * 2).max(16);
+    }
+}
