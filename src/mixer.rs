@@ -111,7 +111,6 @@ pub struct Mixer {
     steal_fade: u32,
     stop_fade: u32,
     param_ramp: u32,
-    pause_fade: u32,
     frame: u64,
     next_order: u64,
 }
@@ -160,7 +159,6 @@ impl Mixer {
             steal_fade: frames(settings.steal_fade),
             stop_fade: frames(settings.stop_fade),
             param_ramp: frames(settings.param_ramp),
-            pause_fade: frames(settings.pause_fade),
             frame: 0,
             next_order: 0,
         }
@@ -385,11 +383,11 @@ impl Mixer {
                     self.update(id, |v| v.fade_volume(volume, frames))
                 }
                 Command::Pause { id } => {
-                    let fade = self.pause_fade;
+                    let fade = self.buses.pause_fade();
                     self.update(id, |v| v.pause(fade));
                 }
                 Command::Resume { id } => {
-                    let fade = self.pause_fade;
+                    let fade = self.buses.pause_fade();
                     self.update(id, |v| v.resume(fade));
                 }
                 Command::SetGroup { index, group } => self.pool.configure_group(index, group),

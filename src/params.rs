@@ -33,6 +33,7 @@ use std::time::Duration;
 
 use crate::command::{BusHandle, EngineId, GroupHandle, ValidParams, MASTER_BUS, NO_GROUP};
 use crate::error::PlayError;
+use crate::settings::EngineSettings;
 
 /// Loudest volume accepted (linear gain, +12 dB).
 pub const MAX_VOLUME: f32 = 4.0;
@@ -337,7 +338,12 @@ fn finite(name: &'static str, value: f32) -> Result<f32, PlayError> {
 }
 
 pub(crate) fn valid_volume(v: f32) -> Result<f32, PlayError> {
-    let v = finite("volume", v)?.clamp(0.0, MAX_VOLUME);
+    valid_gain(v, MAX_VOLUME)
+}
+
+/// A volume clamped to `0..=max`, below [`MIN_AUDIBLE_VOLUME`] exactly 0.
+fn valid_gain(v: f32, max: f32) -> Result<f32, PlayError> {
+    let v = finite("volume", v)?.clamp(0.0, max);
     Ok(if v < MIN_AUDIBLE_VOLUME { 0.0 } else { v })
 }
 
@@ -357,15 +363,14 @@ pub(crate) fn valid_pitch(p: f32) -> Result<f32, PlayError> {
 }
 
 pub(crate) fn valid_master_volume(v: f32) -> Result<f32, PlayError> {
-    let v = finite("volume", v)?.clamp(0.0, MAX_MASTER_VOLUME);
-    Ok(if v < MIN_AUDIBLE_VOLUME { 0.0 } else { v })
+    valid_gain(v, MAX_MASTER_VOLUME)
 }
 
 /// A fade's length in output frames at `rate`, clamped to
 /// [`MAX_FADE_SECONDS`].
 pub(crate) fn fade_frames(d: Duration, rate: u32) -> u32 {
-    let seconds = d.as_secs_f64().min(f64::from(MAX_FADE_SECONDS));
-    (seconds * f64::from(rate)).round() as u32
+    let longest = Duration::from_secs_f32(MAX_FADE_SECONDS);
+    EngineSettings::frames(d.min(longest), rate)
 }
 
 #[cfg(test)]

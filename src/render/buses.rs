@@ -161,6 +161,11 @@ impl Buses {
         self.buses.get(usize::from(b)).unwrap_or(&self.buses[0])
     }
 
+    /// The fade of a pause or resume, in frames (voices pause with it too).
+    pub(crate) fn pause_fade(&self) -> u32 {
+        self.pause_fade
+    }
+
     /// Bus `b`'s volume heads for `volume` over `frames`.
     pub(crate) fn set_volume(&mut self, b: u16, volume: f32, frames: u32) {
         if let Some(bus) = self.buses.get_mut(usize::from(b)) {
