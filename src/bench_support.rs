@@ -139,7 +139,7 @@ impl BenchVoice {
         let params = PlayParams::default()
             .validate(EngineId::next())
             .expect("defaults are valid");
-        BenchVoice(Voice::new(Arc::clone(&sound.data), &params, 48_000, 0))
+        BenchVoice(Voice::new(Arc::clone(&sound.data), &params, 48_000, 0, 0))
     }
 }
 
@@ -195,6 +195,7 @@ impl BenchPool {
             priority: 128,
             protected: false,
             group: NO_GROUP,
+            virtualize: false,
         };
         let new = Newcomer {
             who,
@@ -202,6 +203,7 @@ impl BenchPool {
             level: 1.0,
             order: self.next_id,
             now: 0,
+            fresh: true,
         };
         self.pool.acquire(new).map_err(|new| BenchVoice(new.voice))
     }

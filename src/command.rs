@@ -217,6 +217,12 @@ pub(crate) struct ValidParams {
     pub(crate) group: u16,
     /// [`MASTER_BUS`] or a created bus's index.
     pub(crate) bus: u16,
+    /// Keep time as a virtual voice rather than end when it loses (or
+    /// cannot get) a slot.
+    pub(crate) virtualize: bool,
+    /// The output frame of its first sample (0, or any frame already
+    /// rendered: at once).
+    pub(crate) start_at: u64,
 }
 
 /// A group's settings that passed validation, in output frames.
@@ -289,7 +295,10 @@ pub(crate) enum Command {
 /// What happened to a voice, reported by the audio side.
 ///
 /// Every successful `play` leads to exactly one *terminal* event: `Ended`,
-/// `Stolen` (as `victim`) or `Rejected`.
+/// `Stolen` (as `victim`) or `Rejected`. A virtual voice too: it ends with
+/// `Ended` (a one-shot reaching its end while virtual, or `stop`) or
+/// `Stolen` (dropped from a full virtual pool); `Virtualized` and
+/// `Resumed` are not terminal.
 ///
 /// ```
 /// use voicepool::{EngineSettings, Event, OfflineEngine, PlayParams, Sound, StealPolicy};
@@ -337,6 +346,22 @@ pub enum Event {
     /// (sounding, or queued and never started).
     Ended {
         /// The voice that ended.
+        voice: VoiceHandle,
+    },
+    /// The voice lost its slot (stolen, limited by its group, or refused
+    /// by a full pool) but asked to [`crate::PlayParams::virtualize`]: it
+    /// keeps time silently, is still playing (`is_playing` is true, the
+    /// setters and `stop` apply) and comes back with
+    /// [`Event::Resumed`]. Not terminal.
+    Virtualized {
+        /// The voice now virtual.
+        voice: VoiceHandle,
+    },
+    /// A virtual voice got a slot back and sounds again, from exactly the
+    /// sample it would have reached had it never stopped (fading in over
+    /// `EngineSettings::steal_fade`). Not terminal.
+    Resumed {
+        /// The voice sounding again.
         voice: VoiceHandle,
     },
     /// The output stream reported an error (live engine only): the device
@@ -393,9 +418,11 @@ impl Event {
     /// ```
     pub fn voice(&self) -> Option<VoiceHandle> {
         match *self {
-            Event::Started { voice } | Event::Rejected { voice } | Event::Ended { voice } => {
-                Some(voice)
-            }
+            Event::Started { voice }
+            | Event::Rejected { voice }
+            | Event::Ended { voice }
+            | Event::Virtualized { voice }
+            | Event::Resumed { voice } => Some(voice),
             Event::Stolen { victim, .. } => Some(victim),
             Event::StreamError { .. } => None,
         }
@@ -426,7 +453,10 @@ impl Event {
 ///
 /// | event | `frame` |
 /// | --- | --- |
-/// | `Started`, `Stolen`, `Rejected` | the first frame of the block in which the mixer took the `play` command: the new voice's first sample is at that frame |
+/// | `Started`, `Stolen`, `Rejected` | the first frame of the block in which the mixer took the `play` command: the new voice's first sample is at that frame (for `Started` with [`crate::PlayParams::start_at`] still ahead: the scheduled frame) |
+/// | `Virtualized` | the first frame of the block in which the voice lost its slot |
+/// | `Resumed` | the frame of the first sample it sounds again |
+/// | `Ended` of a virtual voice | the frame at which it would have stopped sounding had it played (a one-shot's end), or the first frame of the block that took its `stop` |
 /// | `Ended` | the frame at which the voice stopped sounding: its last sample was at `frame - 1` (a one-shot's end, or the end of a stop's fade) |
 /// | `Ended` after the mixer was dropped | the frame at which the mixer stopped |
 /// | `StreamError` | frames rendered when the error was reported |

@@ -8,7 +8,8 @@
 //! | pitch | [`MIN_PITCH`]`..=`[`MAX_PITCH`] (playback-rate factor) | above 0: clamped; 0 or below: rejected (always a bug) | rejected |
 //! | fade-in | `0.0..=`[`MAX_FADE_SECONDS`] seconds | clamped | rejected |
 //! | priority | any `u8` (higher survives stealing) | cannot be | cannot be |
-//! | looping, protected | `bool` | cannot be | cannot be |
+//! | looping, protected, virtualize | `bool` | cannot be | cannot be |
+//! | start_at | any `u64` output frame | a frame already rendered: at once; more than 2^32 frames (a day at 48 kHz) ahead: waits 2^32 - 1 frames | cannot be |
 //! | group, bus | a handle of this engine | another engine's: [`PlayError::ForeignHandle`] | cannot be |
 //! | fade durations (`fade_volume`, `stop_with_fade`, bus fades) | up to [`MAX_FADE_SECONDS`] | clamped | cannot be |
 //! | bus volume | `0.0..=`[`MAX_VOLUME`] | clamped | rejected |
@@ -69,6 +70,8 @@ pub struct PlayParams {
     fade_in: f32,
     group: Option<GroupHandle>,
     bus: Option<BusHandle>,
+    virtualize: bool,
+    start_at: u64,
 }
 
 impl Default for PlayParams {
@@ -83,6 +86,8 @@ impl Default for PlayParams {
             fade_in: 0.0,
             group: None,
             bus: None,
+            virtualize: false,
+            start_at: 0,
         }
     }
 }
@@ -257,6 +262,90 @@ impl PlayParams {
         self.bus = Some(bus);
         self
     }
+    /// Keep time silently instead of ending when the voice loses its slot
+    /// (stolen, limited by its group, or refused by a full pool), and come
+    /// back when there is room: [`crate::Event::Virtualized`], then
+    /// [`crate::Event::Resumed`] at exactly the sample it would have
+    /// reached, fading in over `EngineSettings::steal_fade`. Default off:
+    /// a voice that loses its slot ends (`Stolen` or `Rejected`).
+    ///
+    /// Ask for it on what the player would notice missing when it comes
+    /// back: loops (ambiences, engines, music). A one-shot may ask too: it
+    /// keeps time while virtual, comes back only at the point it has
+    /// reached, and ends (`Ended`) at its natural end time if it never got
+    /// a slot back, so it is never heard late. A play refused for coming
+    /// sooner than its group's `min_interval` is not virtualized (it is a
+    /// retrigger the game wanted dropped). With no room in the virtual
+    /// pool (`EngineSettings::virtual_voices`), the least audible virtual
+    /// voice, or this one if it is less audible still, ends (`Stolen`).
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, Event, OfflineEngine, PlayParams, Sound};
+    /// let mut engine = OfflineEngine::new(EngineSettings { voices: 1, ..Default::default() })?;
+    /// let wind = Sound::from_samples(1, 48_000, vec![0.1; 48_000])?;
+    /// let boom = Sound::from_samples(1, 48_000, vec![0.9; 4_800])?;
+    /// let amb = engine.play(&wind, PlayParams::default().looping(true).virtualize(true))?;
+    /// engine.render(4_800);
+    /// engine.play(&boom, PlayParams::default())?; // louder: takes the only voice
+    /// engine.render(9_600); // the boom ends, and the wind comes back
+    /// let events: Vec<Event> = engine.drain_events().collect();
+    /// assert!(events.contains(&Event::Virtualized { voice: amb }));
+    /// assert!(events.contains(&Event::Resumed { voice: amb }));
+    /// assert!(engine.is_playing(amb));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn virtualize(mut self, virtualize: bool) -> Self {
+        self.virtualize = virtualize;
+        self
+    }
+    /// Start at output frame `frame` of the engine's clock
+    /// ([`crate::Controller::clock`]): its first sample sounds at exactly
+    /// that frame, within a block, if the frame is still ahead when the
+    /// audio side takes the command; otherwise at once. Default 0: at once.
+    ///
+    /// A scheduled voice takes its voice (or steals one) when the command
+    /// is taken, and waits silently in it until its frame; it ranks for
+    /// stealing by what it will play, so schedule a few blocks to a second
+    /// or so ahead, not minutes. While waiting it is a voice like any
+    /// other: `stop` ends it (`Ended`), the setters apply.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+    /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let click = Sound::from_samples(1, 48_000, vec![0.5; 48])?;
+    /// engine.render(480);
+    /// let at = engine.clock() + 1_000; // 1,000 frames from now
+    /// engine.play(&click, PlayParams::default().start_at(at))?;
+    /// let out = engine.render(4_800);
+    /// let first = out.chunks(2).position(|f| f[0] != 0.0).unwrap() as u64;
+    /// assert_eq!(480 + first, at); // to the frame, mid-block
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn start_at(mut self, frame: u64) -> Self {
+        self.start_at = frame;
+        self
+    }
+    /// Whether the voice will go virtual rather than end when it loses its
+    /// slot.
+    ///
+    /// ```
+    /// use voicepool::PlayParams;
+    /// assert!(!PlayParams::default().get_virtualize());
+    /// assert!(PlayParams::default().virtualize(true).get_virtualize());
+    /// ```
+    pub fn get_virtualize(&self) -> bool {
+        self.virtualize
+    }
+    /// The output frame set by [`PlayParams::start_at`] (0: at once).
+    ///
+    /// ```
+    /// use voicepool::PlayParams;
+    /// assert_eq!(PlayParams::default().get_start_at(), 0);
+    /// assert_eq!(PlayParams::default().start_at(96_000).get_start_at(), 96_000);
+    /// ```
+    pub fn get_start_at(&self) -> u64 {
+        self.start_at
+    }
     /// The group set, if any.
     ///
     /// ```
@@ -325,6 +414,8 @@ impl PlayParams {
             looping: self.looping,
             priority: self.priority,
             protected: self.protected,
+            virtualize: self.virtualize,
+            start_at: self.start_at,
         })
     }
 }

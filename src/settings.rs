@@ -14,6 +14,7 @@
 //! | `min_voice_age`, `steal_fade`, `stop_fade`, `param_ramp`, `pause_fade` | at most 60 s (0 is allowed: no fade, a cut) |
 //! | `groups` | `0..=`[`MAX_GROUPS`] |
 //! | `buses` | `0..=`[`MAX_BUSES`] (besides the master bus) |
+//! | `virtual_voices` | `0..=`[`MAX_VIRTUAL_VOICES`] |
 //! | `master_gain` | finite, `0.0..=16.0` |
 //! | `buffer_frames` | `None` or at least 1 |
 
@@ -84,7 +85,17 @@ pub struct EngineSettings {
     /// ([`crate::Controller::pause`]) or a bus ([`crate::Controller::pause_bus`]):
     /// short enough to feel instant, long enough not to click. Default 5 ms.
     pub pause_fade: Duration,
+    /// Virtual voices: room for voices that lost their slot (stolen,
+    /// limited by a group, or refused by a full pool) but asked to keep
+    /// time ([`crate::PlayParams::virtualize`]) and come back when there
+    /// is room (0 to [`MAX_VIRTUAL_VOICES`]). About 150 bytes each,
+    /// allocated when the engine is made; a virtual voice costs no mixing.
+    /// Default 64.
+    pub virtual_voices: usize,
 }
+
+/// The most virtual voices an engine may have.
+pub const MAX_VIRTUAL_VOICES: usize = 1 << 20;
 
 /// The most groups an engine may have.
 pub const MAX_GROUPS: usize = 4_096;
@@ -165,6 +176,7 @@ impl Default for EngineSettings {
             groups: 64,
             buses: 16,
             pause_fade: Duration::from_millis(5),
+            virtual_voices: 64,
         }
     }
 }
@@ -232,6 +244,12 @@ impl EngineSettings {
         }
         if self.buses > MAX_BUSES {
             return bad(format!("buses = {} (must be 0 to {MAX_BUSES})", self.buses));
+        }
+        if self.virtual_voices > MAX_VIRTUAL_VOICES {
+            return bad(format!(
+                "virtual_voices = {} (must be 0 to {MAX_VIRTUAL_VOICES})",
+                self.virtual_voices
+            ));
         }
         if self.buffer_frames == Some(0) {
             return bad("buffer_frames = 0 (must be at least 1)".into());

@@ -54,6 +54,15 @@ pub struct Stats {
     pub frames_rendered: u64,
     /// Errors the output stream reported (live engine only).
     pub stream_errors: u64,
+    /// Virtual voices now: voices keeping time silently for a slot
+    /// ([`crate::PlayParams::virtualize`]).
+    pub virtual_voices: usize,
+    /// The most virtual voices there ever were at once.
+    pub peak_virtual_voices: usize,
+    /// Times a voice went virtual (`Event::Virtualized`).
+    pub virtualized: u64,
+    /// Times a virtual voice got a slot back (`Event::Resumed`).
+    pub resumed: u64,
 }
 
 /// What one pool slot holds, as last published by the mixer.
@@ -105,22 +114,28 @@ pub(crate) struct Counters {
     pub(crate) lost_events: AtomicU64,
     pub(crate) frames: AtomicU64,
     pub(crate) stream_errors: AtomicU64,
+    pub(crate) virtual_active: AtomicU64,
+    pub(crate) virtual_peak: AtomicU64,
+    pub(crate) virtualized: AtomicU64,
+    pub(crate) resumed: AtomicU64,
     meters: Box<[SlotMeter]>,
+    virtual_meters: Box<[SlotMeter]>,
     /// Set once by the mixer's `Drop`, after its last event was pushed.
     mixer_gone: AtomicBool,
 }
 
 impl Counters {
-    pub(crate) fn new(voices: usize) -> Counters {
+    pub(crate) fn new(voices: usize, virtual_voices: usize) -> Counters {
         Counters {
             meters: (0..voices).map(|_| SlotMeter::default()).collect(),
+            virtual_meters: (0..virtual_voices).map(|_| SlotMeter::default()).collect(),
             ..Default::default()
         }
     }
 
     /// Heap bytes held (the per-slot meters).
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.meters.len() * std::mem::size_of::<SlotMeter>()
+        (self.meters.len() + self.virtual_meters.len()) * std::mem::size_of::<SlotMeter>()
     }
 
     pub(crate) fn bump(counter: &AtomicU64) {
@@ -130,6 +145,21 @@ impl Counters {
     /// Audio side: publish what slot `i` holds (id 0: empty).
     pub(crate) fn publish_slot(&self, i: usize, id: u64, level: f32) {
         if let Some(m) = self.meters.get(i) {
+            m.id.store(id, Relaxed);
+            m.level.store(level.to_bits(), Relaxed);
+        }
+    }
+
+    /// Audio side: publish virtual entry `i`'s new level.
+    pub(crate) fn publish_virtual_level(&self, i: usize, level: f32) {
+        if let Some(m) = self.virtual_meters.get(i) {
+            m.level.store(level.to_bits(), Relaxed);
+        }
+    }
+
+    /// Audio side: publish what virtual entry `i` holds (id 0: empty).
+    pub(crate) fn publish_virtual(&self, i: usize, id: u64, level: f32) {
+        if let Some(m) = self.virtual_meters.get(i) {
             m.id.store(id, Relaxed);
             m.level.store(level.to_bits(), Relaxed);
         }
@@ -148,6 +178,10 @@ impl Counters {
             lost_events: self.lost_events.load(Relaxed),
             frames_rendered: self.frames.load(Relaxed),
             stream_errors: self.stream_errors.load(Relaxed),
+            virtual_voices: self.virtual_active.load(Relaxed) as usize,
+            peak_virtual_voices: self.virtual_peak.load(Relaxed) as usize,
+            virtualized: self.virtualized.load(Relaxed),
+            resumed: self.resumed.load(Relaxed),
         }
     }
 
@@ -156,7 +190,8 @@ impl Counters {
     /// game side that sees the flag sees those events).
     pub(crate) fn mark_mixer_gone(&self) {
         self.active.store(0, Relaxed);
-        for m in self.meters.iter() {
+        self.virtual_active.store(0, Relaxed);
+        for m in self.meters.iter().chain(self.virtual_meters.iter()) {
             m.id.store(0, Relaxed);
             m.level.store(0, Relaxed);
         }
@@ -169,7 +204,18 @@ impl Counters {
     }
 
     pub(crate) fn slots(&self, engine: EngineId) -> Vec<SlotView> {
-        self.meters
+        Self::views(&self.meters, engine)
+    }
+
+    /// The virtual voices, as last published (free entries left out).
+    pub(crate) fn virtual_slots(&self, engine: EngineId) -> Vec<SlotView> {
+        let mut v = Self::views(&self.virtual_meters, engine);
+        v.retain(|s| s.voice.is_some());
+        v
+    }
+
+    fn views(meters: &[SlotMeter], engine: EngineId) -> Vec<SlotView> {
+        meters
             .iter()
             .map(|m| {
                 let id = m.id.load(Relaxed);

@@ -137,6 +137,26 @@ impl Controller {
         Ok(VoiceHandle::new(self.shared.engine, id))
     }
 
+    /// The engine's clock: output frames the audio side has rendered, as of
+    /// its last block (what [`PlayParams::start_at`] counts in). It moves
+    /// a block at a time; a start scheduled a block or more ahead of it is
+    /// still ahead when the audio side takes the command.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+    /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// assert_eq!(engine.clock(), 0);
+    /// engine.render(480);
+    /// assert_eq!(engine.clock(), 480);
+    /// let beat = Sound::from_samples(1, 48_000, vec![0.5; 480])?;
+    /// let next_bar = engine.clock() + 24_000; // half a second from now
+    /// engine.play(&beat, PlayParams::default().start_at(next_bar))?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn clock(&self) -> u64 {
+        self.shared.counters.frames.load(Relaxed)
+    }
+
     /// Fades the voice out (over `EngineSettings::stop_fade`) and ends it.
     /// A stale handle does nothing.
     ///
@@ -334,7 +354,7 @@ impl Engine {
         // capacity lets at least `event_capacity / 2` plays through per block.
         let ring = settings.event_capacity + settings.voices + 2;
         let (prod, cons) = HeapRb::<TimedEvent>::new(ring).split();
-        let counters = Arc::new(Counters::new(settings.voices));
+        let counters = Arc::new(Counters::new(settings.voices, settings.virtual_voices));
         let engine = EngineId::next();
         let mixer = Mixer::new(&settings, out_rate, engine, rx, prod, Arc::clone(&counters));
         let shared = Arc::new(Shared {
@@ -526,6 +546,30 @@ impl Engine {
     pub fn slots(&self) -> Vec<SlotView> {
         let shared = &self.controller.shared;
         shared.counters.slots(shared.engine)
+    }
+
+    /// The virtual voices (see [`PlayParams::virtualize`]), as of the last
+    /// block rendered: each with the level it ranks by for coming back
+    /// (refreshed at least every 250 ms while there are a few hundred of
+    /// them, less often with thousands).
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+    /// let mut engine = OfflineEngine::new(EngineSettings { voices: 1, ..Default::default() })?;
+    /// let hum = Sound::from_samples(1, 48_000, vec![0.2; 48_000])?;
+    /// let boom = Sound::from_samples(1, 48_000, vec![0.9; 48_000])?;
+    /// let amb = engine.play(&hum, PlayParams::default().looping(true).virtualize(true))?;
+    /// engine.render(4_800);
+    /// engine.play(&boom, PlayParams::default())?;
+    /// engine.render(480);
+    /// let virtual_now: Vec<_> = engine.virtual_slots().iter().filter_map(|s| s.voice).collect();
+    /// assert_eq!(virtual_now, [amb]);
+    /// assert_eq!(engine.stats().virtual_voices, 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn virtual_slots(&self) -> Vec<SlotView> {
+        let shared = &self.controller.shared;
+        shared.counters.virtual_slots(shared.engine)
     }
 
     /// A queue on which a live output's error callback reports

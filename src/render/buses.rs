@@ -92,7 +92,6 @@ struct Bus {
 
 impl Bus {
     /// Paused and faded out: its voices are frozen.
-    #[cfg(test)]
     fn frozen(&self) -> bool {
         self.paused && self.pause.left == 0
     }
@@ -124,6 +123,9 @@ pub(crate) struct Buses {
     pause_fade: u32,
     /// Some bus's volume changed since [`Buses::clear_volume_changes`].
     any_volume_changed: bool,
+    /// Per bus, output frames its voices have been held so far (by its
+    /// pause or the master's): what a virtual voice on it must not move by.
+    held: Box<[u64]>,
 }
 
 impl Buses {
@@ -148,12 +150,13 @@ impl Buses {
             chunk: 0,
             pause_fade,
             any_volume_changed: false,
+            held: vec![0; count].into_boxed_slice(),
         }
     }
 
     pub(crate) fn memory_bytes(&self) -> usize {
         use std::mem::size_of;
-        self.buses.len() * (size_of::<Bus>() + size_of::<bool>())
+        self.buses.len() * (size_of::<Bus>() + size_of::<bool>() + size_of::<u64>())
             + self.buffers.len() * size_of::<f32>()
     }
 
@@ -235,6 +238,30 @@ impl Buses {
         self.chunk = n.min(BUS_FRAMES);
         self.used.fill(false);
         self.target(MASTER_BUS);
+        if self.buses.iter().any(|b| b.paused) {
+            for b in 0..self.held.len() {
+                let limit = self.render_limit(b as u16);
+                if let Some(h) = self.held.get_mut(b) {
+                    *h += (self.chunk - limit) as u64;
+                }
+            }
+        }
+    }
+
+    /// Output frames the voices on bus `b` have been held (not moved on)
+    /// by pauses so far, counting the current chunk.
+    pub(crate) fn held_frames(&self, b: u16) -> u64 {
+        self.held
+            .get(usize::from(b))
+            .or(self.held.first())
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Whether voices on bus `b` are held now (it or the master is paused
+    /// and faded out).
+    pub(crate) fn is_frozen(&self, b: u16) -> bool {
+        self.frozen(b)
     }
 
     /// Frames of this chunk the voices on bus `b` may render: all of it,
@@ -253,7 +280,6 @@ impl Buses {
 
     /// Whether voices on bus `b` are frozen (it or the master is paused
     /// and faded out).
-    #[cfg(test)]
     fn frozen(&self, b: u16) -> bool {
         self.buses[0].frozen() || (b != MASTER_BUS && self.bus(b).frozen())
     }

@@ -37,6 +37,7 @@ pub(crate) enum Phase {
 ///
 /// At most one 64-byte cache line (aligned to it): rendering a voice, and
 /// acquiring or releasing its slot, touches one line.
+#[derive(Clone)]
 #[repr(align(64))]
 pub(crate) struct Voice {
     sound: Arc<SoundData>,
@@ -55,6 +56,9 @@ pub(crate) struct Voice {
     /// in progress when the pause began (a fade-in, a volume fade), so a
     /// resume finishes it rather than cutting it short.
     resume_ramp: u32,
+    /// Output frames of silence left before its first sample (a start
+    /// scheduled with `start_at`, within or beyond the current block).
+    delay: u32,
     /// The bus it plays on (its index; 0 is the master).
     bus: u16,
     looping: bool,
@@ -97,12 +101,14 @@ fn step_for(src_rate: u32, out_rate: u32, pitch: f32) -> u64 {
 }
 
 impl Voice {
-    /// A new voice at the start of `sound`, with `params` already validated.
+    /// A new voice at the start of `sound`, with `params` already
+    /// validated, sounding its first sample after `delay` output frames.
     pub(crate) fn new(
         sound: Arc<SoundData>,
         params: &ValidParams,
         out_rate: u32,
         fade_in_frames: u32,
+        delay: u32,
     ) -> Voice {
         let target = pan_gains(params.volume, params.pan, sound.channels);
         let (gain, ramp_left) = if fade_in_frames > 0 {
@@ -120,6 +126,7 @@ impl Voice {
             volume: params.volume,
             pan: params.pan,
             resume_ramp: 0,
+            delay,
             bus: params.bus,
             looping: params.looping,
             phase: Phase::Playing,
@@ -154,6 +161,12 @@ impl Voice {
     /// Does nothing unless playing.
     pub(crate) fn pause(&mut self, frames: u32) {
         if self.phase != Phase::Playing {
+            return;
+        }
+        if self.delay > 0 {
+            // Not sounding yet: it holds at once, and its wait with it.
+            self.resume_ramp = self.ramp_left;
+            self.phase = Phase::Paused;
             return;
         }
         let full = pan_gains(self.volume, self.pan, self.sound.channels);
@@ -229,6 +242,13 @@ impl Voice {
     /// A voice already stopping (or fading for a pause) keeps the shorter of
     /// the two fades; a paused voice, already silent, ends at once.
     pub(crate) fn stop(&mut self, frames: u32) {
+        if self.delay > 0 {
+            // Still waiting for its start: silent, so it ends at once.
+            self.delay = 0;
+            self.phase = Phase::Stopping;
+            self.ramp_to([0.0; 2], 0);
+            return;
+        }
         let frames = match self.phase {
             Phase::Stopping if self.ramp_left <= frames => return,
             Phase::Pausing => frames.min(self.ramp_left),
@@ -318,6 +338,12 @@ impl Voice {
             period
         };
         let mut done = 0;
+        if self.delay > 0 && self.phase != Phase::Paused {
+            // A scheduled start: silence until its first sample.
+            let wait = (self.delay as usize).min(total);
+            self.delay -= wait as u32;
+            done = wait;
+        }
         loop {
             if self.is_finished() {
                 return Some(done);
@@ -354,6 +380,113 @@ impl Voice {
             let end = done + n;
             self.render_segment(&mut l[done..end], &mut r[done..end], isa, tiled);
             done = end;
+        }
+    }
+
+    /// A copy of this voice (sharing its sample data): a stolen voice that
+    /// goes virtual fades out as one copy and keeps time as the other.
+    pub(crate) fn fork(&self) -> Voice {
+        self.clone()
+    }
+
+    /// Moves the voice on by `n` output frames without rendering them,
+    /// exactly as rendering would have: its start delay, its position (in
+    /// the same fixed-point arithmetic, wrapping a loop), its gain ramp, a
+    /// pause's fade. What a virtual voice does to keep time. Returns
+    /// `Some(k)` if it ended after `k` of those frames (a one-shot reached
+    /// its end, or a stop's fade finished). O(1) whatever `n` is.
+    pub(crate) fn skip(&mut self, n: u64) -> Option<u64> {
+        if self.is_finished() {
+            return Some(0);
+        }
+        if self.phase == Phase::Paused {
+            return None;
+        }
+        let wait = u64::from(self.delay).min(n);
+        self.delay -= wait as u32;
+        let n = n - wait;
+        let moving = match self.phase {
+            Phase::Pausing | Phase::Stopping => n.min(u64::from(self.ramp_left)),
+            _ => n,
+        };
+        if let Some(k) = self.advance_position(moving) {
+            return Some(wait + k);
+        }
+        let d = self.ramp_delta();
+        self.advance_ramp(moving.min(u64::from(u32::MAX)) as u32, d);
+        match self.phase {
+            Phase::Pausing if self.ramp_left == 0 => self.phase = Phase::Paused,
+            Phase::Stopping if self.ramp_left == 0 => return Some(wait + moving),
+            _ => {}
+        }
+        None
+    }
+
+    /// Output frames until it ends if nothing changes (its wait, then the
+    /// rest of a one-shot, or a stop's fade); `None` if it never ends by
+    /// itself (a loop, or paused, or pausing before its end).
+    pub(crate) fn frames_left(&self) -> Option<u64> {
+        if self.is_finished() {
+            return Some(0);
+        }
+        let to_end = (!self.looping).then(|| self.frames_to_end());
+        let left = match self.phase {
+            Phase::Paused => None,
+            Phase::Playing => to_end,
+            Phase::Pausing => to_end.filter(|&k| k <= u64::from(self.ramp_left)),
+            Phase::Stopping => {
+                Some(to_end.map_or(u64::from(self.ramp_left), |k| {
+                    k.min(u64::from(self.ramp_left))
+                }))
+            }
+        };
+        left.map(|k| k + u64::from(self.delay))
+    }
+
+    /// Output frames a one-shot has left to play from its position.
+    fn frames_to_end(&self) -> u64 {
+        let end = (self.sound.frames as u64) << FRAC_BITS;
+        end.saturating_sub(self.pos).div_ceil(self.step)
+    }
+
+    /// Moves the position on by `m` output frames; `Some(k)` if a one-shot
+    /// reached its end after `k` of them.
+    fn advance_position(&mut self, m: u64) -> Option<u64> {
+        if self.looping {
+            // Congruent, modulo the sound's length, to where rendering would
+            // have left it (rendering wraps by the loop tile's period, a
+            // multiple of it, and reads the same samples there).
+            let len = ((self.sound.frames as u128) << FRAC_BITS).max(1);
+            let pos = u128::from(self.pos) + u128::from(self.step) * u128::from(m);
+            self.pos = (pos % len) as u64;
+            return None;
+        }
+        let left = self.frames_to_end();
+        if m >= left {
+            self.pos = self.pos.max((self.sound.frames as u64) << FRAC_BITS);
+            return Some(left);
+        }
+        self.pos += self.step * m;
+        None
+    }
+
+    /// Comes back from keeping time silently: fades in over `frames` (or
+    /// what is left of a fade in progress, if longer) toward the gain it
+    /// would have now, so that once the fade is over it sounds exactly as
+    /// if it had never stopped. A voice still waiting for its start needs
+    /// no fade; a pausing or paused one stays silent.
+    pub(crate) fn wake(&mut self, frames: u32) {
+        if self.delay > 0 {
+            return;
+        }
+        match self.phase {
+            Phase::Playing => {
+                let (target, left) = (self.target, self.ramp_left);
+                self.gain = [0.0; 2];
+                self.ramp_to(target, frames.max(left));
+            }
+            Phase::Pausing => self.gain = [0.0; 2],
+            Phase::Paused | Phase::Stopping => {}
         }
     }
 

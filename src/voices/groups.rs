@@ -82,12 +82,32 @@ impl Groups {
         }
     }
 
-    /// A member of group `index` started at frame `now`.
-    pub(crate) fn joined(&mut self, index: u16, now: u64) {
+    /// A member of group `index` started at frame `now` (`fresh`: a new
+    /// play, which the retrigger interval counts from; otherwise a virtual
+    /// voice coming back, which it does not).
+    pub(crate) fn joined(&mut self, index: u16, now: u64, fresh: bool) {
         if let Some(g) = self.groups.get_mut(usize::from(index)) {
             g.members = g.members.saturating_add(1);
-            g.last_start = Some(now);
+            if fresh {
+                g.last_start = Some(now);
+            }
         }
+    }
+
+    /// Whether group `index` has room for one more member (no group
+    /// always has). The retrigger interval is not asked: it applies to
+    /// new plays, not to virtual voices coming back.
+    pub(crate) fn has_room(&self, index: u16) -> bool {
+        self.groups
+            .get(usize::from(index))
+            .is_none_or(|g| g.members < g.settings.max_voices)
+    }
+
+    /// Group `index`'s policy for a full group.
+    pub(crate) fn policy(&self, index: u16) -> Option<StealPolicy> {
+        self.groups
+            .get(usize::from(index))
+            .map(|g| g.settings.policy)
     }
 
     /// A member of group `index` stopped sounding (ended or was replaced).
@@ -126,10 +146,10 @@ mod tests {
             },
         );
         assert_eq!(g.admit(1, 0), Admission::Open);
-        g.joined(1, 0);
+        g.joined(1, 0, true);
         assert_eq!(g.admit(1, 99), Admission::TooSoon);
         assert_eq!(g.admit(1, 100), Admission::Open);
-        g.joined(1, 100);
+        g.joined(1, 100, true);
         assert_eq!(g.admit(1, 500), Admission::Full(StealPolicy::Oldest));
         g.left(1);
         assert_eq!(g.admit(1, 500), Admission::Open);

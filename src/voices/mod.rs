@@ -16,6 +16,7 @@ pub(crate) mod audibility;
 pub(crate) mod free_list;
 mod groups;
 mod id_index;
+pub(crate) mod virtual_pool;
 pub(crate) mod victim;
 
 use crate::command::{StealPolicy, ValidGroup, NO_GROUP};
@@ -35,6 +36,8 @@ pub(crate) struct Identity {
     pub(crate) protected: bool,
     /// Its group's index, or `NO_GROUP`.
     pub(crate) group: u16,
+    /// It goes virtual rather than ending when it loses its slot.
+    pub(crate) virtualize: bool,
 }
 
 impl Identity {
@@ -43,6 +46,7 @@ impl Identity {
         priority: 0,
         protected: false,
         group: NO_GROUP,
+        virtualize: false,
     };
 
     /// Its victim-choice key: protected voices and free slots (nobody)
@@ -58,10 +62,32 @@ impl Identity {
 
 /// The voice a steal replaced.
 pub(crate) struct Replaced<V> {
-    pub(crate) id: u64,
+    pub(crate) who: Identity,
     pub(crate) voice: V,
     /// The output frame it started at.
     pub(crate) start: u64,
+    /// Its start order.
+    pub(crate) order: u64,
+}
+
+/// Why [`VoicePool::place`] refused a new voice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// The pool is full and nothing may be stolen.
+    Pool,
+    /// Its group is full and no member may be replaced.
+    GroupFull,
+    /// Sooner than its group's retrigger interval.
+    TooSoon,
+}
+
+/// Where a virtual voice may come back ([`VoicePool::comeback`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Comeback {
+    /// Into a free slot.
+    Free,
+    /// In place of the voice in this slot.
+    Replace(usize),
 }
 
 /// The pool-wide stealing rules a placement follows.
@@ -81,9 +107,8 @@ pub(crate) enum Placement<V> {
     /// It took the slot of the voice returned (`limited`: a voice of its
     /// own full group).
     Stole { old: Replaced<V>, limited: bool },
-    /// It was refused, and is given back (`limited`: by its group's limit
-    /// or interval rather than by the pool).
-    Rejected { voice: V, limited: bool },
+    /// It was refused, and is given back.
+    Rejected { voice: V, why: Refusal },
 }
 
 /// A new voice for [`VoicePool::place`]: who it is, how audible, when.
@@ -95,6 +120,9 @@ pub(crate) struct Newcomer<V> {
     pub(crate) order: u64,
     /// The output frame it starts at.
     pub(crate) now: u64,
+    /// A new play (a group's retrigger interval counts from it), not a
+    /// virtual voice coming back.
+    pub(crate) fresh: bool,
 }
 
 /// A fixed-size pool of voices `V`, with their identities, audibility
@@ -143,7 +171,7 @@ impl<V> VoicePool<V> {
                 let voice = new.voice;
                 return Placement::Rejected {
                     voice,
-                    limited: true,
+                    why: Refusal::TooSoon,
                 };
             }
             Admission::Full(policy) => (policy, Some(who.group), new),
@@ -161,8 +189,62 @@ impl<V> VoicePool<V> {
         };
         match result {
             Ok(old) => Placement::Stole { old, limited },
-            Err(voice) => Placement::Rejected { voice, limited },
+            Err(voice) => Placement::Rejected {
+                voice,
+                why: if limited {
+                    Refusal::GroupFull
+                } else {
+                    Refusal::Pool
+                },
+            },
         }
+    }
+
+    /// Where a virtual voice of identity `who`, as audible as `level`,
+    /// may come back now, if anywhere: a free slot if its group has room;
+    /// otherwise in place of the voice that stealing would choose for it
+    /// by audibility (within its group if the group is full, by the
+    /// group's or pool's policy, never under `Reject`), provided that
+    /// voice is of lower priority or `level` is above `margin` times its
+    /// level, and has sounded for at least `hold` frames. The margin and
+    /// the hold are the hysteresis that keeps voices of similar or changing
+    /// audibility from trading places back and forth: a voice that came
+    /// back (or started) is not sent away again by a comeback for `hold`.
+    pub(crate) fn comeback(
+        &mut self,
+        who: Identity,
+        level: f32,
+        now: u64,
+        rules: StealRules,
+        (margin, hold): (f32, u64),
+    ) -> Option<Comeback> {
+        let room = self.groups.has_room(who.group);
+        if room && self.live() < self.len() {
+            return Some(Comeback::Free);
+        }
+        let (policy, within) = if room {
+            (rules.policy, None)
+        } else {
+            (self.groups.policy(who.group)?, Some(who.group))
+        };
+        if policy == StealPolicy::Reject {
+            return None;
+        }
+        let victim = (self.candidates).choose(
+            StealPolicy::Quietest,
+            who.priority,
+            now,
+            rules.min_age,
+            within,
+            rules.isa,
+        );
+        let Victim::Slot(i) = victim else {
+            return None;
+        };
+        let (old, &old_level) = (self.who.get(i)?, self.levels.get(i)?);
+        let settled = now.saturating_sub(*self.candidates.starts.get(i)?) >= hold;
+        let deserves = old.priority < who.priority || level > margin * old_level;
+        (settled && deserves).then_some(Comeback::Replace(i))
     }
 
     /// Heap bytes held, all allocated by [`VoicePool::new`].
@@ -181,6 +263,12 @@ impl<V> VoicePool<V> {
         self.slots.len()
     }
 
+    /// Whether group `group` has room for one more member (no group
+    /// always has).
+    pub(crate) fn has_room(&self, group: u16) -> bool {
+        self.groups.has_room(group)
+    }
+
     /// Slots holding a voice.
     pub(crate) fn live(&self) -> usize {
         self.slots.live()
@@ -195,6 +283,7 @@ impl<V> VoicePool<V> {
             level,
             order,
             now,
+            fresh,
         } = new;
         let i = match self.slots.acquire(voice) {
             Ok(i) => i,
@@ -205,12 +294,13 @@ impl<V> VoicePool<V> {
                     level,
                     order,
                     now,
+                    fresh,
                 })
             }
         };
         self.set_meta(i, who, level, order, now);
         self.index.insert(who.id, i as u32);
-        self.groups.joined(who.group, now);
+        self.groups.joined(who.group, now, fresh);
         Ok(i)
     }
 
@@ -224,9 +314,13 @@ impl<V> VoicePool<V> {
             level,
             order,
             now: start,
+            fresh,
         } = new;
-        let (Some(&old_start), Some(&old_who)) = (self.candidates.starts.get(i), self.who.get(i))
-        else {
+        let (Some(&old_start), Some(&old_order), Some(&old_who)) = (
+            self.candidates.starts.get(i),
+            self.candidates.orders.get(i),
+            self.who.get(i),
+        ) else {
             return Err(voice);
         };
         let Some(slot) = self.slots.get_mut(i) else {
@@ -237,11 +331,12 @@ impl<V> VoicePool<V> {
         self.index.remove(old_who.id);
         self.index.insert(who.id, i as u32);
         self.groups.left(old_who.group);
-        self.groups.joined(who.group, start);
+        self.groups.joined(who.group, start, fresh);
         Ok(Replaced {
-            id: old_who.id,
+            who: old_who,
             voice: old,
             start: old_start,
+            order: old_order,
         })
     }
 

@@ -65,7 +65,10 @@ use crate::simd::Isa;
 use crate::sound::SoundData;
 use crate::stats::Counters;
 use crate::voices::audibility::{Audibility, Playback};
-use crate::voices::{Identity, Newcomer, Placement, StealRules, VoicePool};
+use crate::voices::virtual_pool::VirtualPool;
+use crate::voices::{Identity, Newcomer, Placement, Refusal, StealRules, VoicePool};
+
+mod virtual_voices;
 
 pub use crate::render::limiter::LIMITER_THRESHOLD;
 
@@ -98,6 +101,15 @@ pub struct Mixer {
     /// Who plays (boxed: its bookkeeping would otherwise make the mixer,
     /// and every engine holding one, a few hundred bytes wide).
     pool: Box<VoicePool<Voice>>,
+    /// Voices keeping time silently until there is room for them
+    /// (boxed, like the pool).
+    virtuals: Box<VirtualPool<Voice>>,
+    /// A slot freed (or a virtual voice arrived) since virtual voices last
+    /// looked for a free slot.
+    room_changed: bool,
+    /// The frame at or after which virtual voices next try to take the
+    /// slot of a less audible real voice.
+    next_swap: u64,
     /// Stolen voices fading out.
     tails: Tails,
     /// What a voice is worth hearing, at this output rate.
@@ -142,6 +154,9 @@ impl Mixer {
             events,
             counters,
             pool: Box::new(VoicePool::new(settings.voices, settings.groups)),
+            virtuals: Box::new(VirtualPool::new(settings.virtual_voices)),
+            room_changed: false,
+            next_swap: 0,
             tails: Tails::new(settings.voices),
             audibility: Audibility::new(out_rate),
             buses: Buses::new(
@@ -239,6 +254,7 @@ impl Mixer {
             buses,
             rules,
             frame,
+            room_changed,
             ..
         } = self;
         let isa = rules.isa;
@@ -263,6 +279,7 @@ impl Mixer {
                 v.render(&mut l[..limit], &mut r[..limit], isa)
             };
             pool.run(&mut render, |id, sounded| {
+                *room_changed = true;
                 Counters::bump(&counters.ended);
                 // The frame after the voice's last sample.
                 let at = chunk_start + sounded as u64;
@@ -275,6 +292,7 @@ impl Mixer {
         }
         self.refresh_levels(frames);
         self.frame = end_frame;
+        self.keep_virtual_time(frames);
         self.publish();
     }
 
@@ -299,6 +317,8 @@ impl Mixer {
     pub fn memory_bytes(&self) -> usize {
         std::mem::size_of::<VoicePool<Voice>>()
             + self.pool.memory_bytes()
+            + std::mem::size_of::<VirtualPool<Voice>>()
+            + self.virtuals.memory_bytes()
             + self.tails.memory_bytes()
             + self.buses.memory_bytes()
             + self.counters.memory_bytes()
@@ -329,8 +349,9 @@ impl Mixer {
             .report(|i, id, power| c.publish_slot(i, id, power.sqrt()));
     }
 
-    /// Events one command can report at once (`Stolen` + `Started`).
-    const EVENTS_PER_COMMAND: usize = 2;
+    /// Events one command can report at once (`Stolen` of a dropped
+    /// virtual voice + `Virtualized` or `Stolen` + `Started`).
+    const EVENTS_PER_COMMAND: usize = 3;
 
     /// Applies queued commands, while the event ring has room for what they
     /// may report *and* for one `Ended` per voice in the pool: so no event,
@@ -377,6 +398,7 @@ impl Mixer {
                         Some(level_of(&audibility, buses, v))
                     });
                     self.tails.for_each(|v| v.stop(fade));
+                    self.stop_all_virtual();
                 }
                 Command::StopWithFade { id, frames } => self.update(id, |v| v.stop(frames)),
                 Command::FadeVolume { id, volume, frames } => {
@@ -404,7 +426,10 @@ impl Mixer {
                     // (`Buses` marks the bus.)
                 }
                 Command::PauseBus { bus } => self.buses.set_paused(bus, true),
-                Command::ResumeBus { bus } => self.buses.set_paused(bus, false),
+                Command::ResumeBus { bus } => {
+                    self.buses.set_paused(bus, false);
+                    self.bus_resumed(bus);
+                }
             }
         }
     }
@@ -424,9 +449,13 @@ impl Mixer {
         self.buses.clear_volume_changes();
     }
 
-    /// Applies `f` to live voice `id` (nothing if it is not live) and
-    /// recomputes its audibility.
+    /// Applies `f` to voice `id`, real or virtual (nothing if it is
+    /// neither) and recomputes its audibility.
     fn update(&mut self, id: u64, f: impl FnOnce(&mut Voice)) {
+        if self.pool.find(id).is_none() {
+            self.update_virtual(id, f);
+            return;
+        }
         let (audibility, buses) = (self.audibility, &self.buses);
         self.pool.update(id, |v| {
             f(v);
@@ -435,67 +464,101 @@ impl Mixer {
     }
 
     pub(crate) fn play(&mut self, id: u64, sound: Arc<SoundData>, params: &ValidParams) {
+        let now = self.frame;
         let fade_in = (params.fade_in * self.out_rate as f32).round() as u32;
-        let voice = Voice::new(sound, params, self.out_rate, fade_in);
+        // A start still ahead waits in its voice, to the frame.
+        let delay = params.start_at.saturating_sub(now).min(u64::from(u32::MAX)) as u32;
+        let voice = Voice::new(sound, params, self.out_rate, fade_in, delay);
         let level = level_of(&self.audibility, &self.buses, &voice);
         let who = Identity {
             id,
             priority: params.priority,
             protected: params.protected,
             group: params.group,
+            virtualize: params.virtualize,
         };
-        let now = self.frame;
         let handle = VoiceHandle::new(self.engine, id);
+        let starts = now + u64::from(delay);
         // A bus volume changed earlier in this drain: rank by it already.
         self.refresh_bus_levels();
+        let order = self.next_order;
         let new = Newcomer {
             who,
             voice,
             level,
-            order: self.next_order,
+            order,
             now,
+            fresh: true,
         };
         match self.pool.place(new, self.rules) {
             Placement::Started => {}
-            Placement::Rejected { voice, limited } => {
-                Counters::bump(&self.counters.rejections);
-                if limited {
+            Placement::Rejected { voice, why } => {
+                if why == Refusal::GroupFull {
                     Counters::bump(&self.counters.limited);
                 }
+                // Refused a slot: it may start virtual instead (not when
+                // refused as a too-early retrigger: that is meant to go).
+                if who.virtualize && why != Refusal::TooSoon {
+                    if let Err(voice) = self.park(who, voice, order, handle) {
+                        drop(voice); // an Arc decrement: the game side holds the sound
+                    } else {
+                        self.started(handle, starts);
+                        self.virtualized(handle);
+                        return;
+                    }
+                }
+                if why == Refusal::TooSoon {
+                    Counters::bump(&self.counters.limited);
+                }
+                Counters::bump(&self.counters.rejections);
                 self.event(Event::Rejected { voice: handle });
-                drop(voice); // only an Arc decrement: the game side holds the sound
                 return;
             }
             Placement::Stole { old, limited } => {
-                Counters::bump(&self.counters.steals);
                 if limited {
                     Counters::bump(&self.counters.limited);
                 }
-                self.event(Event::Stolen {
-                    victim: VoiceHandle::new(self.engine, old.id),
-                    by: handle,
-                });
-                // A voice that has sounded fades out; one that never
-                // rendered a frame (started this block), or is silent
-                // (paused), can be cut silently.
-                let mut old_voice = old.voice;
-                if old.start < now && old_voice.peak_gain() > 0.0 {
-                    old_voice.stop(self.steal_fade);
-                    self.tails.push(old_voice);
-                }
+                self.displace(old, handle);
             }
         }
-        self.started(handle);
+        self.started(handle, starts);
     }
 
-    fn started(&mut self, handle: VoiceHandle) {
+    /// A voice lost its slot to `by`: it fades out if it has sounded (one
+    /// that never rendered a frame, or is silent, is cut silently), and
+    /// goes virtual if it asked to and there is room, else it is stolen.
+    fn displace(&mut self, old: crate::voices::Replaced<Voice>, by: VoiceHandle) {
+        let now = self.frame;
+        let victim = VoiceHandle::new(self.engine, old.who.id);
+        let mut voice = old.voice;
+        let sounded = old.start < now && voice.peak_gain() > 0.0;
+        if old.who.virtualize && !voice.is_stopping() && self.virtuals.len() > 0 {
+            let keep = voice.fork();
+            if sounded {
+                voice.stop(self.steal_fade);
+                self.tails.push(voice);
+            }
+            if self.park(old.who, keep, old.order, by).is_ok() {
+                self.virtualized(victim);
+                return;
+            }
+        } else if sounded {
+            voice.stop(self.steal_fade);
+            self.tails.push(voice);
+        }
+        Counters::bump(&self.counters.steals);
+        self.event(Event::Stolen { victim, by });
+    }
+
+    fn started(&mut self, handle: VoiceHandle, frame: u64) {
         self.next_order += 1;
         let c = &self.counters;
         Counters::bump(&c.started);
         let live = self.pool.live() as u64;
         c.active.store(live, Relaxed);
         c.peak.fetch_max(live, Relaxed);
-        self.event(Event::Started { voice: handle });
+        let event = Event::Started { voice: handle };
+        push_event(&mut self.events, &self.counters, frame, event);
     }
 
     fn event(&mut self, event: Event) {
@@ -513,6 +576,7 @@ impl Mixer {
     #[cfg(feature = "hooks")]
     pub fn check_invariants(&self) -> Result<(), String> {
         self.pool.check_invariants()?;
+        self.virtuals.check_invariants()?;
         self.tails.check(self.pool.len())
     }
 }

@@ -1,0 +1,379 @@
+//! The mixer's side of virtual voices: moving voices into the virtual pool
+//! and back, keeping their time, ending them. The voice manager
+//! ([`crate::voices::virtual_pool`], [`crate::voices::VoicePool::comeback`])
+//! decides who goes and who comes back; this joins its decisions to the
+//! voices' state ([`Voice::skip`], [`Voice::wake`]) and reports events.
+//!
+//! Real-time contract: everything here runs inside [`Mixer::process`] and
+//! keeps its rules. Per block: O(1) unless a virtual voice is due to end
+//! (then one pass over the end frames), at most [`REFRESHES_PER_BLOCK`]
+//! level estimates, at most [`RESUMES_PER_BLOCK`] comebacks into free
+//! slots (one pass over the keys each), and one pass over the keys every
+//! [`SWAP_PERIOD`] frames. Bus pauses and `stop_all` take one pass. Every
+//! event is pushed only when the event queue has room for it; what cannot
+//! be reported now is done in a later block (an end keeps its exact frame).
+
+use std::sync::atomic::Ordering::Relaxed;
+
+use super::{level_of, push_event, Mixer};
+use crate::command::{Event, VoiceHandle};
+use crate::render::voice::Voice;
+use crate::stats::Counters;
+use crate::voices::virtual_pool::{Clock, Parked, VirtualPool, NEVER};
+use crate::voices::{Comeback, Identity, Newcomer};
+use ringbuf::traits::Observer;
+
+/// Every virtual voice's audibility is re-estimated at least once per this
+/// many output frames (250 ms at 48 kHz), unless that would take more than
+/// [`REFRESHES_PER_BLOCK`] estimates in a block: a virtual voice's rank
+/// decides when it comes back, not what is heard now, so it may be older
+/// than a real voice's.
+const VIRTUAL_REFRESH_FRAMES: usize = 12_000;
+/// At most this many virtual voices are re-estimated per block (about
+/// 50 ns each): with 10,000 virtual voices each is re-estimated every
+/// 300 or so blocks.
+const REFRESHES_PER_BLOCK: usize = 32;
+/// At most this many virtual voices come back into free slots per block.
+const RESUMES_PER_BLOCK: usize = 4;
+/// How often the most deserving virtual voice may take the slot of a less
+/// audible real voice, in output frames (about 21 ms at 48 kHz).
+pub(crate) const SWAP_PERIOD: u64 = 1024;
+/// How much more audible (in power: 3 dB) than the real voice it would
+/// replace a virtual voice of the same priority must be to take its slot:
+/// the hysteresis that keeps voices of similar audibility from trading
+/// places back and forth.
+pub(crate) const SWAP_MARGIN: f32 = 2.0;
+/// A real voice that started or came back less than this long ago (in
+/// seconds) is not sent away by a virtual voice coming back: with
+/// [`SWAP_MARGIN`], what bounds how often a voice can change places (at
+/// most one round trip per second, whatever its loudness does).
+pub(crate) const SWAP_HOLD_SECONDS: u64 = 1;
+/// At most this many virtual voices end per block (each is an event);
+/// more wait for the next block and report their exact end frame then.
+const ENDS_PER_BLOCK: usize = 64;
+
+impl Mixer {
+    /// Brings virtual voice `v` (with its `clock`) up to frame `now`;
+    /// `Some(k)` if it ended `k` frames after its clock's frame (frames its
+    /// bus held it by a pause not counted).
+    fn catch_up(buses: &crate::render::buses::Buses, v: &mut Voice, clock: &mut Clock, now: u64) -> Option<u64> {
+        let held = buses.held_frames(v.bus());
+        let elapsed = now
+            .saturating_sub(clock.since)
+            .saturating_sub(held.saturating_sub(clock.held));
+        *clock = Clock { since: now, held };
+        v.skip(elapsed)
+    }
+
+    /// The frame voice `v`, up to date at `now`, ends at if nothing
+    /// changes ([`NEVER`] while its bus holds it: recomputed on resume).
+    fn end_frame(buses: &crate::render::buses::Buses, v: &Voice, now: u64) -> u64 {
+        if buses.is_frozen(v.bus()) {
+            return NEVER;
+        }
+        v.frames_left().map_or(NEVER, |k| now.saturating_add(k))
+    }
+
+    /// Puts `voice` (of identity `who`, start order `order`) into the
+    /// virtual pool, up to date at this block's start. With the pool full,
+    /// the least deserving virtual voice makes room (it ends: `Stolen` by
+    /// `by`), unless this one deserves it less still: then it is given
+    /// back.
+    pub(super) fn park(&mut self, who: Identity, voice: Voice, order: u64, by: VoiceHandle) -> Result<(), Voice> {
+        let now = self.frame;
+        let level = level_of(&self.audibility, &self.buses, &voice);
+        let parked = Parked {
+            who,
+            ends: Self::end_frame(&self.buses, &voice, now),
+            clock: Clock {
+                since: now,
+                held: self.buses.held_frames(voice.bus()),
+            },
+            voice,
+            level,
+            order,
+        };
+        let parked = match self.virtuals.insert(parked) {
+            Ok(i) => return Ok(self.parked(i)),
+            Err(p) => p,
+        };
+        let Some((j, least)) = self.virtuals.least() else {
+            return Err(parked.voice); // no virtual pool at all
+        };
+        if VirtualPool::<Voice>::key_of(&who, level) <= least {
+            return Err(parked.voice);
+        }
+        if let Some((gone, old, _, _)) = self.virtuals.remove(j) {
+            drop(old); // an Arc decrement: the game side holds the sound
+            self.counters.publish_virtual(j, 0, 0.0);
+            Counters::bump(&self.counters.steals);
+            let victim = VoiceHandle::new(self.engine, gone.id);
+            self.event(Event::Stolen { victim, by });
+        }
+        match self.virtuals.insert(parked) {
+            Ok(i) => Ok(self.parked(i)),
+            Err(p) => Err(p.voice),
+        }
+    }
+
+    /// Entry `i` was just filled: publish it.
+    fn parked(&mut self, i: usize) {
+        self.room_changed = true;
+        let who = self.virtuals.who(i);
+        let level = self.virtuals.level(i);
+        self.counters.publish_virtual(i, who.id, level.sqrt());
+        let live = self.virtuals.live() as u64;
+        self.counters.virtual_active.store(live, Relaxed);
+        self.counters.virtual_peak.fetch_max(live, Relaxed);
+    }
+
+    /// Reports that `voice` went virtual.
+    pub(super) fn virtualized(&mut self, voice: VoiceHandle) {
+        Counters::bump(&self.counters.virtualized);
+        self.event(Event::Virtualized { voice });
+    }
+
+    /// Takes virtual entry `i` out, and publishes that.
+    fn unpark(&mut self, i: usize) -> Option<(Identity, Voice, u64, Clock)> {
+        let out = self.virtuals.remove(i)?;
+        self.counters.publish_virtual(i, 0, 0.0);
+        let live = self.virtuals.live() as u64;
+        self.counters.virtual_active.store(live, Relaxed);
+        Some(out)
+    }
+
+    /// Applies `f` to virtual voice `id` (nothing if there is none), up
+    /// to date at this block's start. A stop ends it at once: it is
+    /// silent already.
+    pub(super) fn update_virtual(&mut self, id: u64, f: impl FnOnce(&mut Voice)) {
+        let Some(i) = self.virtuals.find(id) else {
+            return;
+        };
+        let now = self.frame;
+        let buses = &self.buses;
+        let Some((v, clock)) = self.virtuals.get_mut(i) else {
+            return;
+        };
+        let ended = Self::catch_up(buses, v, clock, now).is_some();
+        f(v);
+        if ended || v.is_stopping() {
+            // A stop ends it at this block's start; a one-shot whose end
+            // was not reported yet ends when it did.
+            let at = if ended { self.virtuals.ends(i).min(now) } else { now };
+            self.end_virtual(i, at);
+            return;
+        }
+        let level = level_of(&self.audibility, buses, v);
+        let ends = Self::end_frame(buses, v, now);
+        self.virtuals.set_level(i, level);
+        self.virtuals.set_ends(i, ends);
+        self.counters.publish_virtual(i, id, level.sqrt());
+    }
+
+    /// Virtual entry `i` ends at `frame`.
+    fn end_virtual(&mut self, i: usize, frame: u64) {
+        if let Some((who, voice, _, _)) = self.unpark(i) {
+            drop(voice); // an Arc decrement: the game side holds the sound
+            Counters::bump(&self.counters.ended);
+            let voice = VoiceHandle::new(self.engine, who.id);
+            push_event(&mut self.events, &self.counters, frame, Event::Ended { voice });
+        }
+    }
+
+    /// `stop_all`: every virtual voice ends at this block's start (their
+    /// events go out at the end of the block, as many as the queue takes).
+    pub(super) fn stop_all_virtual(&mut self) {
+        let now = self.frame;
+        self.virtuals.for_each(|_, v, _| {
+            v.stop(0);
+            Some(now)
+        });
+    }
+
+    /// Bus `bus` (or the master: all of them) was resumed: its virtual
+    /// voices, held while it was paused, may end again.
+    pub(super) fn bus_resumed(&mut self, bus: u16) {
+        let (now, buses) = (self.frame, &self.buses);
+        let all = bus == crate::command::MASTER_BUS;
+        self.virtuals.for_each(|_, v, clock| {
+            if !(all || v.bus() == bus) {
+                return None;
+            }
+            Self::catch_up(buses, v, clock, now);
+            Some(v.frames_left().map_or(NEVER, |k| now.saturating_add(k)))
+        });
+    }
+
+    /// End of a block of `frames`, at `self.frame`: virtual voices due end,
+    /// some are re-ranked, and the most deserving come back into free slots
+    /// or, now and then, in place of a much less audible real voice.
+    pub(super) fn keep_virtual_time(&mut self, frames: usize) {
+        if self.virtuals.live() == 0 {
+            return;
+        }
+        self.expire_virtual();
+        self.refresh_virtual(frames);
+        if self.room_changed {
+            self.room_changed = false;
+            for _ in 0..RESUMES_PER_BLOCK {
+                if !self.resume_one(false) {
+                    break;
+                }
+                // More may fit next block.
+                self.room_changed = true;
+            }
+        }
+        if self.frame >= self.next_swap {
+            self.next_swap = self.frame + SWAP_PERIOD;
+            self.resume_one(true);
+        }
+    }
+
+    /// Room in the event queue for `n` more events, beyond one `Ended` per
+    /// real voice (which rendering may need).
+    fn room_for(&self, n: usize) -> bool {
+        self.events.vacant_len() >= self.pool.live() + n
+    }
+
+    /// Ends the virtual voices whose end frame has come.
+    fn expire_virtual(&mut self) {
+        let now = self.frame;
+        if !self.virtuals.any_due(now) {
+            return;
+        }
+        let mut from = 0;
+        let mut ended = 0;
+        while let Some(i) = self.virtuals.due_from(from, now) {
+            from = i + 1;
+            if ended >= ENDS_PER_BLOCK || !self.room_for(1) {
+                break;
+            }
+            let at = self.virtuals.ends(i);
+            let buses = &self.buses;
+            let Some((v, clock)) = self.virtuals.get_mut(i) else {
+                continue;
+            };
+            if Self::catch_up(buses, v, clock, now).is_some() || v.is_finished() {
+                self.end_virtual(i, at);
+                ended += 1;
+            } else {
+                // Held by a paused bus, or moved by a change: not yet.
+                let ends = Self::end_frame(buses, v, now);
+                self.virtuals.set_ends(i, ends.max(now + 1));
+            }
+        }
+        self.virtuals.recompute_next_end();
+    }
+
+    /// Re-estimates a bounded number of virtual voices' audibility.
+    fn refresh_virtual(&mut self, frames: usize) {
+        let count = (self.virtuals.len() * frames)
+            .div_ceil(VIRTUAL_REFRESH_FRAMES)
+            .min(REFRESHES_PER_BLOCK);
+        let (now, audibility, buses) = (self.frame, self.audibility, &self.buses);
+        let counters = &self.counters;
+        self.virtuals.refresh(count, |i, v, clock| {
+            Self::catch_up(buses, v, clock, now);
+            let level = level_of(&audibility, buses, v);
+            counters.publish_virtual_level(i, level.sqrt());
+            (level, Self::end_frame(buses, v, now))
+        });
+    }
+
+    /// Brings back the most deserving virtual voice: into a free slot
+    /// (`swap` false: only voices whose group has room), or (`swap` true)
+    /// wherever the voice manager lets it come back, in place of a less
+    /// audible voice if need be. Returns whether one came back.
+    fn resume_one(&mut self, swap: bool) -> bool {
+        if !self.room_for(2) {
+            return false;
+        }
+        let now = self.frame;
+        let pool = &self.pool;
+        let free = pool.live() < pool.len();
+        let best = if swap {
+            self.virtuals.best(|_| true)
+        } else if free {
+            self.virtuals.best(|who| pool.has_room(who.group))
+        } else {
+            None
+        };
+        let Some(i) = best else {
+            return false;
+        };
+        let (who, level) = (self.virtuals.who(i), self.virtuals.level(i));
+        let hold = SWAP_HOLD_SECONDS * u64::from(self.out_rate);
+        let Some(place) = self.pool.comeback(who, level, now, self.rules, (SWAP_MARGIN, hold)) else {
+            return false;
+        };
+        if !swap && place != Comeback::Free {
+            return false;
+        }
+        let buses = &self.buses;
+        let Some((v, clock)) = self.virtuals.get_mut(i) else {
+            return false;
+        };
+        if Self::catch_up(buses, v, clock, now).is_some() || v.is_finished() {
+            // Over exactly now (or stopped): its end is due this block.
+            self.virtuals.set_ends(i, now);
+            return false;
+        }
+        let Some((who, mut voice, order, _)) = self.unpark(i) else {
+            return false;
+        };
+        voice.wake(self.steal_fade);
+        let level = level_of(&self.audibility, &self.buses, &voice);
+        let handle = VoiceHandle::new(self.engine, who.id);
+        let new = Newcomer {
+            who,
+            voice,
+            level,
+            order,
+            now,
+            fresh: false,
+        };
+        match place {
+            Comeback::Free => {
+                if let Err(back) = self.pool.acquire(new) {
+                    // Cannot happen (a slot was free); keep it virtual.
+                    self.reinsert(back.who, back.voice, back.order);
+                    return false;
+                }
+            }
+            Comeback::Replace(slot) => match self.pool.replace(slot, new) {
+                Ok(old) => {
+                    self.resumed(handle);
+                    self.displace(old, handle);
+                    return true;
+                }
+                Err(voice) => {
+                    // Cannot happen (the slot was live); keep it virtual.
+                    self.reinsert(who, voice, order);
+                    return false;
+                }
+            },
+        }
+        self.resumed(handle);
+        true
+    }
+
+    /// Puts a voice that could not come back into the virtual pool again
+    /// (there is room: it just left).
+    fn reinsert(&mut self, who: Identity, voice: Voice, order: u64) {
+        let by = VoiceHandle::new(self.engine, who.id);
+        if let Err(voice) = self.park(who, voice, order, by) {
+            // No room after all: it ends, as every play must.
+            drop(voice);
+            Counters::bump(&self.counters.ended);
+            self.event(Event::Ended { voice: by });
+        }
+    }
+
+    fn resumed(&mut self, voice: VoiceHandle) {
+        Counters::bump(&self.counters.resumed);
+        let live = self.pool.live() as u64;
+        self.counters.active.store(live, Relaxed);
+        self.counters.peak.fetch_max(live, Relaxed);
+        self.event(Event::Resumed { voice });
+    }
+}

@@ -1,0 +1,334 @@
+//! [`VirtualPool`]: the fourth answer to a full pool ("increase the size of
+//! the pool"). Voices that lost their slot but asked to keep time wait here,
+//! silent and unmixed, until there is room for them again.
+//!
+//! A virtual voice is kept as it was when it left its slot, with the
+//! output frame its state is for ([`Clock`]); it is brought up to date
+//! lazily (by the mixer, which knows how a voice moves) only when something
+//! needs it: a command, a level refresh, its expiry, its comeback. So the
+//! per-block cost does not grow with the number of virtual voices except
+//! through a bounded number of refreshes and, now and then, one pass over
+//! a flat array of keys.
+//!
+//! Real-time contract: every buffer is allocated once in [`VirtualPool::new`];
+//! every method is O(1) or one pass over flat arrays, allocates nothing and
+//! never panics.
+
+use super::free_list::FreeList;
+use super::id_index::IdIndex;
+use super::{victim, Identity};
+
+/// When a virtual voice's state was last brought up to date.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Clock {
+    /// The output frame its state is for.
+    pub(crate) since: u64,
+    /// Its bus's count of held frames (frames its voices were frozen by a
+    /// pause) at that frame: frames held since then do not move it.
+    pub(crate) held: u64,
+}
+
+/// Frame meaning "never" in [`VirtualPool`]'s end times.
+pub(crate) const NEVER: u64 = u64::MAX;
+
+/// A key's bit set for every live entry: a free entry's key is 0.
+const LIVE: u64 = 1 << 42;
+/// A key's bit set for a protected voice: dropped last, resumed first.
+const PROTECTED: u64 = 1 << 41;
+
+/// The ranking key of a virtual voice: the larger, the more it deserves a
+/// slot (protected first, then priority, then audibility).
+fn key(who: &Identity, level: f32) -> u64 {
+    let protected = if who.protected { PROTECTED } else { 0 };
+    LIVE | protected | victim::key(who.priority, level)
+}
+
+/// A voice entering the virtual pool.
+pub(crate) struct Parked<V> {
+    pub(crate) who: Identity,
+    pub(crate) voice: V,
+    pub(crate) level: f32,
+    /// Its start order (kept across trips in and out of the pool).
+    pub(crate) order: u64,
+    pub(crate) clock: Clock,
+    /// The output frame it ends at if nothing changes, or [`NEVER`].
+    pub(crate) ends: u64,
+}
+
+/// A fixed number of virtual voices `V`, with their identities, levels,
+/// clocks and end times.
+pub(crate) struct VirtualPool<V> {
+    slots: FreeList<V>,
+    who: Box<[Identity]>,
+    /// Ranking keys ([`key`]); 0 for a free entry.
+    keys: Box<[u64]>,
+    levels: Box<[f32]>,
+    orders: Box<[u64]>,
+    clocks: Box<[Clock]>,
+    /// End frames ([`NEVER`] for a free entry or a voice that never ends
+    /// by itself).
+    ends: Box<[u64]>,
+    index: IdIndex,
+    /// No entry ends before this frame (a lower bound, made exact by
+    /// [`VirtualPool::recompute_next_end`]).
+    next_end: u64,
+    refresh_cursor: usize,
+}
+
+impl<V> VirtualPool<V> {
+    /// Room for `capacity` virtual voices, all free.
+    pub(crate) fn new(capacity: usize) -> VirtualPool<V> {
+        VirtualPool {
+            slots: FreeList::new(capacity),
+            who: vec![Identity::NOBODY; capacity].into_boxed_slice(),
+            keys: vec![0; capacity].into_boxed_slice(),
+            levels: vec![0.0; capacity].into_boxed_slice(),
+            orders: vec![0; capacity].into_boxed_slice(),
+            clocks: vec![Clock::default(); capacity].into_boxed_slice(),
+            ends: vec![NEVER; capacity].into_boxed_slice(),
+            index: IdIndex::new(capacity),
+            next_end: NEVER,
+            refresh_cursor: 0,
+        }
+    }
+
+    /// Heap bytes held, all allocated by [`VirtualPool::new`].
+    pub(crate) fn memory_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let n = self.who.len();
+        self.slots.memory_bytes()
+            + n * (size_of::<Identity>()
+                + 3 * size_of::<u64>()
+                + size_of::<f32>()
+                + size_of::<Clock>())
+            + self.index.memory_bytes()
+    }
+
+    /// Entries in the pool.
+    pub(crate) fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Virtual voices now.
+    pub(crate) fn live(&self) -> usize {
+        self.slots.live()
+    }
+
+    /// Adds a voice; gives it back if the pool is full.
+    pub(crate) fn insert(&mut self, p: Parked<V>) -> Result<usize, Parked<V>> {
+        let Parked {
+            who,
+            voice,
+            level,
+            order,
+            clock,
+            ends,
+        } = p;
+        let i = match self.slots.acquire(voice) {
+            Ok(i) => i,
+            Err(voice) => {
+                return Err(Parked {
+                    who,
+                    voice,
+                    level,
+                    order,
+                    clock,
+                    ends,
+                })
+            }
+        };
+        if let (Some(w), Some(o), Some(c)) = (
+            self.who.get_mut(i),
+            self.orders.get_mut(i),
+            self.clocks.get_mut(i),
+        ) {
+            (*w, *o, *c) = (who, order, clock);
+        }
+        self.set_level(i, level);
+        self.set_ends(i, ends);
+        self.index.insert(who.id, i as u32);
+        Ok(i)
+    }
+
+    /// Takes voice `i` out of the pool: its identity, the voice, its
+    /// order and clock.
+    pub(crate) fn remove(&mut self, i: usize) -> Option<(Identity, V, u64, Clock)> {
+        let voice = self.slots.release(i)?;
+        let who = std::mem::replace(self.who.get_mut(i)?, Identity::NOBODY);
+        self.index.remove(who.id);
+        if let (Some(k), Some(l), Some(e)) = (
+            self.keys.get_mut(i),
+            self.levels.get_mut(i),
+            self.ends.get_mut(i),
+        ) {
+            (*k, *l, *e) = (0, 0.0, NEVER);
+        }
+        let order = self.orders.get(i).copied().unwrap_or(0);
+        let clock = self.clocks.get(i).copied().unwrap_or_default();
+        Some((who, voice, order, clock))
+    }
+
+    /// The entry holding virtual voice `id`. O(1).
+    pub(crate) fn find(&self, id: u64) -> Option<usize> {
+        self.index.get(id).map(|i| i as usize)
+    }
+
+    /// Voice `i`, its clock and its bus's identity, to bring up to date
+    /// or change.
+    pub(crate) fn get_mut(&mut self, i: usize) -> Option<(&mut V, &mut Clock)> {
+        let clock = self.clocks.get_mut(i)?;
+        Some((self.slots.get_mut(i)?, clock))
+    }
+
+    /// Who voice `i` is (`Identity::NOBODY` for a free entry).
+    pub(crate) fn who(&self, i: usize) -> Identity {
+        self.who.get(i).copied().unwrap_or(Identity::NOBODY)
+    }
+
+    /// Voice `i`'s audibility level.
+    pub(crate) fn level(&self, i: usize) -> f32 {
+        self.levels.get(i).copied().unwrap_or(0.0)
+    }
+
+    /// Voice `i`'s end frame.
+    pub(crate) fn ends(&self, i: usize) -> u64 {
+        self.ends.get(i).copied().unwrap_or(NEVER)
+    }
+
+    /// Sets voice `i`'s audibility level (a free entry stays free).
+    pub(crate) fn set_level(&mut self, i: usize, level: f32) {
+        let who = self.who(i);
+        if who.id == Identity::NOBODY.id {
+            return;
+        }
+        if let (Some(k), Some(l)) = (self.keys.get_mut(i), self.levels.get_mut(i)) {
+            (*k, *l) = (key(&who, level), level);
+        }
+    }
+
+    /// Sets voice `i`'s end frame.
+    pub(crate) fn set_ends(&mut self, i: usize, ends: u64) {
+        if let Some(e) = self.ends.get_mut(i) {
+            *e = ends;
+            self.next_end = self.next_end.min(ends);
+        }
+    }
+
+    /// Whether some voice may end by frame `now`.
+    pub(crate) fn any_due(&self, now: u64) -> bool {
+        self.next_end <= now
+    }
+
+    /// The first entry at or after `from` whose end frame is at or before
+    /// `now`.
+    pub(crate) fn due_from(&self, from: usize, now: u64) -> Option<usize> {
+        let rest = self.ends.get(from..)?;
+        rest.iter().position(|&e| e <= now).map(|i| from + i)
+    }
+
+    /// Makes the earliest end frame exact again (one pass).
+    pub(crate) fn recompute_next_end(&mut self) {
+        self.next_end = self.ends.iter().copied().min().unwrap_or(NEVER);
+    }
+
+    /// The voice that most deserves a slot (protected first, then the
+    /// highest priority, then the most audible; ties to the oldest) among
+    /// those `eligible` accepts. One pass over the keys.
+    pub(crate) fn best(&self, mut eligible: impl FnMut(&Identity) -> bool) -> Option<usize> {
+        let mut best: Option<(usize, u64, u64)> = None;
+        for (i, &k) in self.keys.iter().enumerate() {
+            if k == 0 || best.is_some_and(|(_, bk, _)| k < bk) {
+                continue;
+            }
+            let order = self.orders.get(i).copied().unwrap_or(0);
+            let better = best.is_none_or(|(_, bk, bo)| k > bk || order < bo);
+            if better && self.who.get(i).is_some_and(&mut eligible) {
+                best = Some((i, k, order));
+            }
+        }
+        best.map(|(i, _, _)| i)
+    }
+
+    /// The voice that least deserves one (the first to drop when the pool
+    /// is full), with its key; ties to the newest.
+    pub(crate) fn least(&self) -> Option<(usize, u64)> {
+        let mut least: Option<(usize, u64, u64)> = None;
+        for (i, &k) in self.keys.iter().enumerate() {
+            if k == 0 {
+                continue;
+            }
+            let order = self.orders.get(i).copied().unwrap_or(0);
+            if least.is_none_or(|(_, lk, lo)| k < lk || (k == lk && order > lo)) {
+                least = Some((i, k, order));
+            }
+        }
+        least.map(|(i, k, _)| (i, k))
+    }
+
+    /// The key a voice of identity `who` at `level` would have here.
+    pub(crate) fn key_of(who: &Identity, level: f32) -> u64 {
+        key(who, level)
+    }
+
+    /// Calls `f` on the next `count` entries, round robin (free ones
+    /// skipped); `f` brings the voice up to date and returns its new level
+    /// and end frame.
+    pub(crate) fn refresh(
+        &mut self,
+        count: usize,
+        mut f: impl FnMut(usize, &mut V, &mut Clock) -> (f32, u64),
+    ) {
+        let len = self.slots.len();
+        for _ in 0..count.min(len) {
+            let i = self.refresh_cursor;
+            self.refresh_cursor = if i + 1 >= len { 0 } else { i + 1 };
+            if let Some((v, clock)) = self.get_mut(i) {
+                let (level, ends) = f(i, v, clock);
+                self.set_level(i, level);
+                self.set_ends(i, ends);
+            }
+        }
+    }
+
+    /// Calls `f(entry, voice, clock)` for every virtual voice; `f` may
+    /// return a new end frame.
+    pub(crate) fn for_each(&mut self, mut f: impl FnMut(usize, &mut V, &mut Clock) -> Option<u64>) {
+        for i in 0..self.slots.len() {
+            let ends = match self.get_mut(i) {
+                Some((v, clock)) => f(i, v, clock),
+                None => None,
+            };
+            if let Some(e) = ends {
+                self.set_ends(i, e);
+            }
+        }
+    }
+
+    /// Checks the pool's invariants (tests and soak runs; allocates).
+    #[cfg(any(test, feature = "hooks"))]
+    pub(crate) fn check_invariants(&self) -> Result<(), String> {
+        use super::free_list::Slot;
+        self.slots.check()?;
+        if self.index.len() != self.slots.live() {
+            return Err(format!(
+                "virtual id index holds {} ids for {} virtual voices",
+                self.index.len(),
+                self.slots.live()
+            ));
+        }
+        for (i, s) in self.slots.slots().iter().enumerate() {
+            let live = matches!(s, Slot::Live(_));
+            let who = self.who[i];
+            if live != (who.id != 0) || live != (self.keys[i] != 0) {
+                return Err(format!("virtual entry {i}: identity and key disagree"));
+            }
+            if live && self.find(who.id) != Some(i) {
+                return Err(format!("virtual id index does not map {} to {i}", who.id));
+            }
+            if self.ends[i] < self.next_end {
+                return Err(format!("virtual entry {i} ends before the earliest end"));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,214 @@
+//! Virtual voices: a voice that loses its slot keeps time silently and comes
+//! back at exactly the sample it would have reached (rendered offline and
+//! compared sample for sample with an engine that had room).
+
+mod common;
+
+use std::collections::HashMap;
+
+use voicepool::{
+    EngineSettings, Event, OfflineEngine, PlayParams, Sound, TimedEvent, VoiceHandle,
+};
+
+const BLOCK: usize = 480;
+
+/// A loop that never repeats within a block: two detuned partials and a
+/// slow swell, at a source rate other than the output's.
+fn ambience(rate: u32, seconds: f32) -> Sound {
+    let n = (rate as f32 * seconds) as usize;
+    let samples: Vec<f32> = (0..n)
+        .flat_map(|i| {
+            let t = i as f32 / rate as f32;
+            let swell = 0.5 + 0.5 * (t * 3.0).sin();
+            let l = 0.3 * swell * (t * 2.0 * std::f32::consts::PI * 220.0).sin();
+            let r = 0.3 * (t * 2.0 * std::f32::consts::PI * 331.0).sin();
+            [l, r]
+        })
+        .collect();
+    Sound::from_samples(2, rate, samples).unwrap()
+}
+
+fn loud(seconds: f32) -> Sound {
+    common::sine(880.0, seconds, 48_000, 0.8)
+}
+
+fn engine(voices: usize, virtual_voices: usize) -> OfflineEngine {
+    OfflineEngine::new(EngineSettings {
+        voices,
+        virtual_voices,
+        ..Default::default()
+    })
+    .unwrap()
+}
+
+/// Renders `blocks` blocks, collecting output and timed events.
+fn run(e: &mut OfflineEngine, blocks: usize, out: &mut Vec<f32>, events: &mut Vec<TimedEvent>) {
+    for _ in 0..blocks {
+        out.extend(e.render(BLOCK));
+        events.extend(e.drain_timed_events());
+    }
+}
+
+fn frame_of(events: &[TimedEvent], wanted: Event) -> Option<u64> {
+    events.iter().find(|e| e.event == wanted).map(|e| e.frame)
+}
+
+/// The frame of `voice`'s terminal event.
+fn end_of(events: &[TimedEvent], voice: VoiceHandle) -> Option<u64> {
+    events
+        .iter()
+        .find(|e| e.event.is_terminal() && e.event.voice() == Some(voice))
+        .map(|e| e.frame)
+}
+
+#[test]
+fn a_stolen_ambience_comes_back_sample_for_sample() {
+    // (source rate, pitch): the comeback is exact at any step.
+    for (rate, pitch) in [(48_000, 1.0), (44_100, 1.0), (44_100, 1.37), (22_050, 0.61)] {
+        let amb = ambience(rate, 0.73);
+        let params = PlayParams::default()
+            .looping(true)
+            .virtualize(true)
+            .pitch(pitch)
+            .priority(100)
+            .volume(0.9);
+
+        // With room: the ambience alone, never interrupted.
+        let mut reference = engine(64, 16);
+        let (mut want, mut ignored) = (Vec::new(), Vec::new());
+        reference.play(&amb, params).unwrap();
+        run(&mut reference, 400, &mut want, &mut ignored);
+
+        // Four voices, and a burst of eight higher-priority effects 0.5 s
+        // in: the ambience loses its slot, then comes back.
+        let mut e = engine(4, 16);
+        let (mut got, mut events) = (Vec::new(), Vec::new());
+        let h = e.play(&amb, params).unwrap();
+        run(&mut e, 50, &mut got, &mut events);
+        let boom = loud(1.0);
+        let mut effects = Vec::new();
+        for _ in 0..8 {
+            effects.push(e.play(&boom, PlayParams::default().priority(200)).unwrap());
+            run(&mut e, 2, &mut got, &mut events);
+        }
+        run(&mut e, 400 - 50 - 16, &mut got, &mut events);
+
+        let gone = frame_of(&events, Event::Virtualized { voice: h }).expect("virtualized");
+        let back = frame_of(&events, Event::Resumed { voice: h }).expect("resumed");
+        assert!(gone < back, "{rate} Hz x{pitch}: virtual at {gone}, back at {back}");
+        assert!(e.is_playing(h));
+        let last_effect = effects
+            .iter()
+            .map(|&v| end_of(&events, v).expect("every effect ends"))
+            .max()
+            .unwrap();
+        // After the fade-in (5 ms) and once every effect and its tail is
+        // over, the output is the uninterrupted ambience, bit for bit.
+        let from = back.max(last_effect) as usize + 240 + 240;
+        assert!(from < want.len() / 2 - 4_800, "{rate} Hz x{pitch}: nothing left to compare");
+        let first_diff = (from..want.len() / 2).find(|&f| got[2 * f..2 * f + 2] != want[2 * f..2 * f + 2]);
+        assert_eq!(first_diff, None, "{rate} Hz x{pitch}: differs from frame {first_diff:?}");
+        // And while virtual it was silent: the burst alone was heard.
+        assert_ne!(got[..2 * gone as usize], [0.0; 0][..]);
+    }
+}
+
+#[test]
+fn a_virtual_one_shot_ends_at_its_natural_end() {
+    for (rate, pitch) in [(48_000, 1.0), (44_100, 1.5), (32_000, 0.7)] {
+        let line = common::sine(300.0, 1.0, rate, 0.3);
+        let params = PlayParams::default().virtualize(true).pitch(pitch).priority(10);
+        let natural = {
+            let mut reference = engine(4, 4);
+            let h = reference.play(&line, params).unwrap();
+            let (mut out, mut events) = (Vec::new(), Vec::new());
+            run(&mut reference, 300, &mut out, &mut events);
+            frame_of(&events, Event::Ended { voice: h }).unwrap()
+        };
+        let mut e = engine(1, 4);
+        let h = e.play(&line, params).unwrap();
+        let (mut out, mut events) = (Vec::new(), Vec::new());
+        run(&mut e, 10, &mut out, &mut events);
+        let hum = loud(10.0);
+        e.play(&hum, PlayParams::default().priority(200).looping(true)).unwrap();
+        run(&mut e, 300, &mut out, &mut events);
+        assert!(frame_of(&events, Event::Virtualized { voice: h }).is_some());
+        assert_eq!(frame_of(&events, Event::Resumed { voice: h }), None);
+        assert_eq!(
+            frame_of(&events, Event::Ended { voice: h }),
+            Some(natural),
+            "{rate} Hz x{pitch}"
+        );
+        let terminal = events.iter().filter(|t| t.event.is_terminal() && t.event.voice() == Some(h));
+        assert_eq!(terminal.count(), 1);
+        assert!(!e.is_playing(h));
+    }
+}
+
+#[test]
+fn a_full_virtual_pool_drops_the_least_audible() {
+    let mut e = engine(1, 2);
+    let hum = common::sine(200.0, 2.0, 48_000, 0.5);
+    e.play(&loud(10.0), PlayParams::default().priority(255).looping(true)).unwrap();
+    e.render(BLOCK);
+    let low = |v: f32| PlayParams::default().looping(true).virtualize(true).priority(10).volume(v);
+    let a = e.play(&hum, low(0.3)).unwrap();
+    let b = e.play(&hum, low(0.1)).unwrap();
+    e.render(BLOCK);
+    let c = e.play(&hum, low(0.5)).unwrap();
+    e.render(BLOCK);
+    let d = e.play(&hum, low(0.05)).unwrap();
+    e.render(BLOCK);
+    let events: Vec<Event> = e.drain_events().collect();
+    for v in [a, b, c] {
+        assert!(events.contains(&Event::Virtualized { voice: v }), "{v:?}");
+    }
+    assert!(events.contains(&Event::Stolen { victim: b, by: c }));
+    assert!(events.contains(&Event::Rejected { voice: d }));
+    assert!(!events.contains(&Event::Virtualized { voice: d }));
+    assert!(e.is_playing(a) && e.is_playing(c));
+    assert!(!e.is_playing(b) && !e.is_playing(d));
+    let s = e.stats();
+    assert_eq!((s.virtual_voices, s.peak_virtual_voices, s.virtualized), (2, 2, 3));
+    let mut virtual_now: Vec<VoiceHandle> = e.virtual_slots().iter().filter_map(|s| s.voice).collect();
+    virtual_now.sort();
+    assert_eq!(virtual_now, [a, c]);
+}
+
+#[test]
+fn voices_do_not_flap_under_a_steady_load() {
+    // Four voices, ten looping sounds of spread volumes, some pulsing (so
+    // their near-future loudness moves), all virtualizing: after the first
+    // second, count how often each goes virtual or comes back.
+    let mut e = engine(4, 16);
+    let steady = common::sine(330.0, 0.5, 48_000, 0.5);
+    let pulsing = common::burst_then_silence(0.2, 0.5);
+    let mut voices = Vec::new();
+    for i in 0..10 {
+        let sound = if i % 2 == 0 { &steady } else { &pulsing };
+        let volume = 0.2 + 0.07 * i as f32;
+        voices.push(
+            e.play(sound, PlayParams::default().looping(true).virtualize(true).volume(volume))
+                .unwrap(),
+        );
+        e.render(BLOCK);
+    }
+    let (mut out, mut events) = (Vec::new(), Vec::new());
+    run(&mut e, 100, &mut out, &mut events);
+    events.clear();
+    let seconds = 10;
+    run(&mut e, seconds * 100, &mut out, &mut events);
+    let mut moves: HashMap<VoiceHandle, usize> = HashMap::new();
+    for t in &events {
+        if let Event::Virtualized { voice } | Event::Resumed { voice } = t.event {
+            *moves.entry(voice).or_default() += 1;
+        }
+        assert!(!t.event.is_terminal(), "a looping voice ended: {t:?}");
+    }
+    let worst = moves.values().copied().max().unwrap_or(0);
+    println!("moves per voice over {seconds} s: {moves:?}");
+    assert!(worst <= 2 * seconds, "a voice moved {worst} times in {seconds} s");
+    for v in voices {
+        assert!(e.is_playing(v));
+    }
+}
