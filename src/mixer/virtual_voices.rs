@@ -56,7 +56,12 @@ impl Mixer {
     /// Brings virtual voice `v` (with its `clock`) up to frame `now`;
     /// `Some(k)` if it ended `k` frames after its clock's frame (frames its
     /// bus held it by a pause not counted).
-    fn catch_up(buses: &crate::render::buses::Buses, v: &mut Voice, clock: &mut Clock, now: u64) -> Option<u64> {
+    fn catch_up(
+        buses: &crate::render::buses::Buses,
+        v: &mut Voice,
+        clock: &mut Clock,
+        now: u64,
+    ) -> Option<u64> {
         let held = buses.held_frames(v.bus());
         let elapsed = now
             .saturating_sub(clock.since)
@@ -79,7 +84,13 @@ impl Mixer {
     /// the least deserving virtual voice makes room (it ends: `Stolen` by
     /// `by`), unless this one deserves it less still: then it is given
     /// back.
-    pub(super) fn park(&mut self, who: Identity, voice: Voice, order: u64, by: VoiceHandle) -> Result<(), Voice> {
+    pub(super) fn park(
+        &mut self,
+        who: Identity,
+        voice: Voice,
+        order: u64,
+        by: VoiceHandle,
+    ) -> Result<(), Voice> {
         let now = self.frame;
         let level = level_of(&self.audibility, &self.buses, &voice);
         let parked = Parked {
@@ -159,7 +170,11 @@ impl Mixer {
         if ended || v.is_stopping() {
             // A stop ends it at this block's start; a one-shot whose end
             // was not reported yet ends when it did.
-            let at = if ended { self.virtuals.ends(i).min(now) } else { now };
+            let at = if ended {
+                self.virtuals.ends(i).min(now)
+            } else {
+                now
+            };
             self.end_virtual(i, at);
             return;
         }
@@ -176,7 +191,12 @@ impl Mixer {
             drop(voice); // an Arc decrement: the game side holds the sound
             Counters::bump(&self.counters.ended);
             let voice = VoiceHandle::new(self.engine, who.id);
-            push_event(&mut self.events, &self.counters, frame, Event::Ended { voice });
+            push_event(
+                &mut self.events,
+                &self.counters,
+                frame,
+                Event::Ended { voice },
+            );
         }
     }
 
@@ -303,7 +323,10 @@ impl Mixer {
         };
         let (who, level) = (self.virtuals.who(i), self.virtuals.level(i));
         let hold = SWAP_HOLD_SECONDS * u64::from(self.out_rate);
-        let Some(place) = self.pool.comeback(who, level, now, self.rules, (SWAP_MARGIN, hold)) else {
+        let Some(place) = self
+            .pool
+            .comeback(who, level, now, self.rules, (SWAP_MARGIN, hold))
+        else {
             return false;
         };
         if !swap && place != Comeback::Free {

@@ -434,11 +434,9 @@ impl Voice {
             Phase::Paused => None,
             Phase::Playing => to_end,
             Phase::Pausing => to_end.filter(|&k| k <= u64::from(self.ramp_left)),
-            Phase::Stopping => {
-                Some(to_end.map_or(u64::from(self.ramp_left), |k| {
-                    k.min(u64::from(self.ramp_left))
-                }))
-            }
+            Phase::Stopping => Some(to_end.map_or(u64::from(self.ramp_left), |k| {
+                k.min(u64::from(self.ramp_left))
+            })),
         };
         left.map(|k| k + u64::from(self.delay))
     }

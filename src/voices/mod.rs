@@ -16,8 +16,8 @@ pub(crate) mod audibility;
 pub(crate) mod free_list;
 mod groups;
 mod id_index;
-pub(crate) mod virtual_pool;
 pub(crate) mod victim;
+pub(crate) mod virtual_pool;
 
 use crate::command::{StealPolicy, ValidGroup, NO_GROUP};
 use crate::simd::Isa;

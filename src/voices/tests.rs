@@ -66,6 +66,7 @@ fn victim_scan_follows_the_design_rules() {
                 priority: [10, 128, 200][rnd(3) as usize],
                 protected: rnd(6) == 0,
                 group: [0, 1, 2, NO_GROUP][rnd(4) as usize],
+                virtualize: false,
             };
             let level = [0.0, 1e-6, 0.25, 0.5, 1.0][rnd(5) as usize];
             let (order, start) = (id * 3 + rnd(2), rnd(3_000));
@@ -75,6 +76,7 @@ fn victim_scan_follows_the_design_rules() {
                 level,
                 order,
                 now: start,
+                fresh: true,
             };
             let Ok(slot) = pool.acquire(new) else {
                 panic!("the pool has room")
@@ -124,6 +126,7 @@ fn release_and_replace_keep_the_index_and_keys_true() {
         priority: 128,
         protected: false,
         group: if id == 3 { 0 } else { NO_GROUP },
+        virtualize: false,
     };
     let new = |id, voice, level, now| Newcomer {
         who: who(id),
@@ -131,6 +134,7 @@ fn release_and_replace_keep_the_index_and_keys_true() {
         level,
         order: id,
         now,
+        fresh: true,
     };
     let (Ok(a), Ok(b)) = (
         pool.acquire(new(1, "a", 0.5, 0)),
@@ -142,7 +146,7 @@ fn release_and_replace_keep_the_index_and_keys_true() {
     let Ok(old) = pool.replace(b, new(3, "c", 1.0, 10)) else {
         panic!("slot {b} is live")
     };
-    assert_eq!((old.id, old.voice, old.start), (2, "b", 0));
+    assert_eq!((old.who.id, old.voice, old.start), (2, "b", 0));
     assert_eq!(pool.find(2), None);
     assert_eq!(pool.find(3), Some(b));
     assert_eq!(pool.release(a), Some((1, "a")));
@@ -176,6 +180,7 @@ fn a_full_group_replaces_its_own_members_only() {
             priority: 128,
             protected: false,
             group,
+            virtualize: false,
         };
         let new = Newcomer {
             who,
@@ -183,11 +188,14 @@ fn a_full_group_replaces_its_own_members_only() {
             level,
             order: id,
             now: id * 100,
+            fresh: true,
         };
         match pool.place(new, rules) {
             Placement::Started => "started".to_string(),
-            Placement::Stole { old, limited } => format!("stole {} {limited}", old.id),
-            Placement::Rejected { limited, .. } => format!("rejected {limited}"),
+            Placement::Stole { old, limited } => format!("stole {} {limited}", old.who.id),
+            Placement::Rejected { why, .. } => {
+                format!("rejected {}", why != crate::voices::Refusal::Pool)
+            }
         }
     };
     // An ungrouped quiet voice, then two group members.
