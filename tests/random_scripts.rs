@@ -3,12 +3,16 @@
 //! fade_volume, stop_with_fade, bus volume, pause and resume (the master's
 //! too), render and drain, with arbitrary parameters (NaN,
 //! infinities, negative and huge values), block sizes from 0 frames up, on
-//! pools of 1 to 64 voices under every steal policy. After every block:
+//! pools of 1 to 64 voices under every steal policy, half the plays asking
+//! to virtualize (into virtual pools of 0 to 16) and some scheduled ahead
+//! with `start_at`. After every block:
 //!
 //! - the output is finite and within -1.0..=1.0, and pool invariants hold;
 //! - every handle gets at most one terminal event (`Ended`, `Stolen`,
 //!   `Rejected`), never a `Started` after it, and a `Stolen`/`Ended` only
 //!   after its `Started`; at the end, after `stop_all`, exactly one;
+//!   `Virtualized` and `Resumed` are never terminal, alternate, and come
+//!   only between `Started` and the terminal event;
 //! - `is_playing` agrees with the events, and the stats agree with them;
 //! - every call returns what the parameter table promises
 //!   (`InvalidParameter` exactly for NaN/infinite values).
@@ -49,6 +53,9 @@ enum Op {
         group: u8,
         /// 0: the master bus, else bus `bus - 1`.
         bus: u8,
+        virtualize: bool,
+        /// Frames ahead of the clock to start at (0: at once).
+        ahead: u16,
     },
     Stop(usize),
     Pause(usize),
@@ -84,6 +91,7 @@ struct Script {
     master_gain: f32,
     /// Two groups: (max_voices, policy, min_interval ms).
     groups: [(usize, StealPolicy, u64); 2],
+    virtual_voices: usize,
     ops: Vec<Op>,
 }
 
@@ -130,10 +138,25 @@ fn op() -> impl Strategy<Value = Op> {
         prop::bool::weighted(0.2),
         prop_oneof![Just(0u8), Just(128u8), Just(255u8), any::<u8>()],
         prop::bool::weighted(0.15),
-        (0u8..3, 0u8..3),
+        (
+            0u8..3,
+            0u8..3,
+            any::<bool>(),
+            prop_oneof![3 => Just(0u16), 1 => any::<u16>()],
+        ),
     )
         .prop_map(
-            |(sound, volume, pan, pitch, fade, looping, priority, protected, (group, bus))| {
+            |(
+                sound,
+                volume,
+                pan,
+                pitch,
+                fade,
+                looping,
+                priority,
+                protected,
+                (group, bus, virtualize, ahead),
+            )| {
                 Op::Play {
                     sound,
                     volume,
@@ -145,6 +168,8 @@ fn op() -> impl Strategy<Value = Op> {
                     protected,
                     group,
                     bus,
+                    virtualize,
+                    ahead,
                 }
             },
         );
@@ -181,6 +206,11 @@ fn group_settings() -> impl Strategy<Value = (usize, StealPolicy, u64)> {
 }
 
 fn script() -> impl Strategy<Value = Script> {
+    script_of(1..80)
+}
+
+/// Scripts of `ops` operations.
+fn script_of(ops: std::ops::Range<usize>) -> impl Strategy<Value = Script> {
     (
         (
             prop_oneof![1usize..=4, 1usize..=64],
@@ -195,17 +225,18 @@ fn script() -> impl Strategy<Value = Script> {
             1usize..=48,
         ),
         (0u64..=40, 0u64..=10, 0u64..=15, 0u64..=15, 0.0f32..=16.0),
-        (group_settings(), group_settings()),
-        prop::collection::vec(op(), 1..80),
+        (group_settings(), group_settings(), 0usize..=16),
+        prop::collection::vec(op(), ops),
     )
         .prop_map(
             |(
                 (voices, policy, sample_rate, command_capacity, generous_events, small_events),
                 (age, steal, stop, ramp, master_gain),
-                (g0, g1),
+                (g0, g1, virtual_voices),
                 ops,
             )| Script {
                 groups: [g0, g1],
+                virtual_voices,
                 voices,
                 policy,
                 sample_rate,
@@ -253,6 +284,8 @@ fn sounds() -> Vec<Sound> {
 struct Seen {
     started: u32,
     terminal: u32,
+    /// Virtual now (between `Virtualized` and `Resumed`).
+    virtual_now: bool,
 }
 
 struct Run {
@@ -263,7 +296,14 @@ struct Run {
     generous: bool,
     handles: Vec<VoiceHandle>,
     seen: HashMap<VoiceHandle, Seen>,
-    counts: [u64; 4], // Started, Stolen, Rejected, Ended events seen
+    /// Plays that asked to virtualize.
+    virtualizing: u64,
+    /// Handles whose terminal event has not been seen (or was seen since
+    /// the last `check_always`, which then moves them to `closed`).
+    open: Vec<VoiceHandle>,
+    /// Handles whose terminal event was seen since the last `check_always`.
+    closed: Vec<VoiceHandle>,
+    counts: [u64; 6], // Started, Stolen, Rejected, Ended events seen
     queue_full: u64,
     frames: u64,
     output: Vec<f32>,
@@ -283,6 +323,7 @@ impl Run {
             stop_fade: Duration::from_millis(s.stop_fade_ms),
             param_ramp: Duration::from_millis(s.param_ramp_ms),
             master_gain: s.master_gain,
+            virtual_voices: s.virtual_voices,
             ..Default::default()
         };
         let engine = OfflineEngine::new(settings).expect("valid settings");
@@ -314,7 +355,10 @@ impl Run {
             generous: s.generous_events,
             handles: Vec::new(),
             seen: HashMap::new(),
-            counts: [0; 4],
+            counts: [0; 6],
+            virtualizing: 0,
+            open: Vec::new(),
+            closed: Vec::new(),
             queue_full,
             frames: 0,
             output: Vec::new(),
@@ -365,8 +409,13 @@ impl Run {
                 protected,
                 group,
                 bus,
+                virtualize,
+                ahead,
             } => {
+                let at = self.engine.clock() + u64::from(ahead);
                 let mut params = PlayParams::default()
+                    .virtualize(virtualize)
+                    .start_at(if ahead > 0 { at } else { 0 })
                     .volume(volume)
                     .pan(pan)
                     .pitch(pitch)
@@ -384,6 +433,8 @@ impl Run {
                 let r = self.engine.play(&sounds[sound], params);
                 self.check_result(&r, &[volume, pan, fade], Some(pitch))?;
                 if let Ok(h) = r {
+                    self.virtualizing += u64::from(virtualize);
+                    self.open.push(h);
                     prop_assert!(!self.seen.contains_key(&h), "handle {h:?} issued twice");
                     prop_assert!(self.engine.is_playing(h), "a new handle is playing");
                     self.handles.push(h);
@@ -505,14 +556,33 @@ impl Run {
                     seen.terminal += 1;
                     self.counts[3] += 1;
                 }
+                Event::Virtualized { .. } => {
+                    prop_assert!(
+                        seen.started == 1 || !self.generous,
+                        "virtual before started"
+                    );
+                    prop_assert!(!seen.virtual_now || !self.generous, "virtualized twice");
+                    prop_assert!(!ev.is_terminal());
+                    seen.virtual_now = true;
+                    self.counts[4] += 1;
+                }
+                Event::Resumed { .. } => {
+                    prop_assert!(seen.virtual_now || !self.generous, "resumed, never virtual");
+                    prop_assert!(!ev.is_terminal());
+                    seen.virtual_now = false;
+                    self.counts[5] += 1;
+                }
                 other => prop_assert!(false, "unknown event {:?}", other),
+            }
+            if ev.is_terminal() {
+                self.closed.push(h);
             }
         }
         Ok(())
     }
 
     /// Holds whether or not events were drained.
-    fn check_always(&self) -> Result<(), TestCaseError> {
+    fn check_always(&mut self) -> Result<(), TestCaseError> {
         let st = self.engine.stats();
         prop_assert_eq!(st.frames_rendered, self.frames);
         prop_assert_eq!(st.dropped_commands, self.queue_full);
@@ -520,8 +590,19 @@ impl Run {
         prop_assert!(st.peak_active_voices <= self.engine.slots().len());
         // is_playing is exact even when events were lost: a handle plays
         // until its terminal event has been emitted.
+        // Handles whose terminal event was seen were checked once, when it
+        // was (a handle never plays again): only the others are asked.
+        for h in std::mem::take(&mut self.closed) {
+            prop_assert!(
+                !self.engine.is_playing(h),
+                "{:?} playing after its terminal event",
+                h
+            );
+        }
+        let seen = &self.seen;
+        self.open.retain(|h| seen[h].terminal == 0);
         let playing = self
-            .handles
+            .open
             .iter()
             .filter(|&&h| self.engine.is_playing(h))
             .count() as u64;
@@ -532,22 +613,14 @@ impl Run {
             "is_playing disagrees with the stats: {:?}",
             st
         );
-        for (h, seen) in &self.seen {
-            if seen.terminal > 0 {
-                prop_assert!(
-                    !self.engine.is_playing(*h),
-                    "{:?} playing after its terminal event",
-                    h
-                );
-            }
-        }
         Ok(())
     }
 
     /// Right after a drain: every emitted event was seen or counted lost.
     fn check_drained(&self) -> Result<(), TestCaseError> {
         let st = self.engine.stats();
-        let emitted = st.started + st.steals + st.rejections + st.ended;
+        let emitted =
+            st.started + st.steals + st.rejections + st.ended + st.virtualized + st.resumed;
         let seen: u64 = self.counts.iter().sum();
         prop_assert_eq!(
             seen + st.lost_events,
@@ -559,16 +632,24 @@ impl Run {
             prop_assert_eq!(st.lost_events, 0, "events lost with room to spare");
             prop_assert_eq!(
                 self.counts,
-                [st.started, st.steals, st.rejections, st.ended]
+                [
+                    st.started,
+                    st.steals,
+                    st.rejections,
+                    st.ended,
+                    st.virtualized,
+                    st.resumed
+                ]
             );
-            let sounding = self
-                .seen
-                .values()
-                .filter(|s| s.started == 1 && s.terminal == 0)
-                .count();
-            prop_assert_eq!(st.active_voices, sounding);
-            for (h, seen) in &self.seen {
-                prop_assert_eq!(self.engine.is_playing(*h), seen.terminal == 0, "{:?}", h);
+            let live = |s: &&Seen| s.started == 1 && s.terminal == 0;
+            let sounding = self.seen.values().filter(live).filter(|s| !s.virtual_now);
+            prop_assert_eq!(st.active_voices, sounding.count());
+            let virtual_now = self.seen.values().filter(live).filter(|s| s.virtual_now);
+            prop_assert_eq!(st.virtual_voices, virtual_now.count());
+            prop_assert_eq!(self.engine.virtual_slots().len(), st.virtual_voices);
+            for h in &self.open {
+                let open = self.seen[h].terminal == 0;
+                prop_assert_eq!(self.engine.is_playing(*h), open, "{:?}", h);
             }
         }
         Ok(())
@@ -600,6 +681,7 @@ impl Run {
         }
         let st = self.engine.stats();
         prop_assert_eq!(st.active_voices, 0);
+        prop_assert_eq!(st.virtual_voices, 0);
         prop_assert_eq!(
             st.steals + st.rejections + st.ended,
             self.handles.len() as u64
@@ -653,6 +735,22 @@ proptest! {
     #[test]
     fn random_scripts_keep_every_promise(s in script()) {
         run(&s)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(256) / 256, max_shrink_iters: 4, ..ProptestConfig::default() })]
+
+    /// Long scripts: thousands of plays (half of them virtualizing) in one
+    /// engine, so virtual voices pile up, get dropped, expire and come back.
+    #[test]
+    fn long_scripts_keep_every_promise(s in script_of(16_000..16_200)) {
+        // A game that keeps up: commands always fit, every event is read.
+        let s = Script { command_capacity: 1024, generous_events: true, event_capacity: 1 << 16, ..s };
+        let run = run(&s)?;
+        prop_assert!(run.handles.len() >= 2_000, "only {} plays", run.handles.len());
+        prop_assert!(run.virtualizing >= 800, "only {} virtualizing", run.virtualizing);
+        prop_assert!(run.engine.stats().resumed > 0);
     }
 }
 

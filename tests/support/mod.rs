@@ -95,12 +95,5 @@ impl Rng {
 /// The voice an event is about (for `Stolen`, the victim); `None` for
 /// events about no voice.
 pub fn voice_of(ev: &voicepool::Event) -> Option<voicepool::VoiceHandle> {
-    use voicepool::Event;
-    match *ev {
-        Event::Started { voice } | Event::Rejected { voice } | Event::Ended { voice } => {
-            Some(voice)
-        }
-        Event::Stolen { victim, .. } => Some(victim),
-        _ => None,
-    }
+    ev.voice()
 }
