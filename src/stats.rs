@@ -63,6 +63,9 @@ pub struct Stats {
     pub virtualized: u64,
     /// Times a virtual voice got a slot back (`Event::Resumed`).
     pub resumed: u64,
+    /// Virtual voices ended to make room in a full virtual pool (each an
+    /// `Event::Stolen`, counted in `steals` as well).
+    pub virtual_dropped: u64,
 }
 
 /// What one pool slot holds, as last published by the mixer.
@@ -118,6 +121,7 @@ pub(crate) struct Counters {
     pub(crate) virtual_peak: AtomicU64,
     pub(crate) virtualized: AtomicU64,
     pub(crate) resumed: AtomicU64,
+    pub(crate) virtual_dropped: AtomicU64,
     meters: Box<[SlotMeter]>,
     virtual_meters: Box<[SlotMeter]>,
     /// Set once by the mixer's `Drop`, after its last event was pushed.
@@ -182,6 +186,7 @@ impl Counters {
             peak_virtual_voices: self.virtual_peak.load(Relaxed) as usize,
             virtualized: self.virtualized.load(Relaxed),
             resumed: self.resumed.load(Relaxed),
+            virtual_dropped: self.virtual_dropped.load(Relaxed),
         }
     }
 

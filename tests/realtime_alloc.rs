@@ -33,6 +33,9 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
         command_capacity: 64,
         event_capacity: 32, // small, so the audio side's event queue overflows
         steal_policy: StealPolicy::Quietest,
+        // Small, so virtual voices are dropped for room as well as
+        // virtualized, resumed and expired.
+        virtual_voices: 6,
         ..Default::default()
     };
     let (mut engine, mut mixer) = Engine::new(settings).unwrap();
@@ -88,7 +91,15 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
                 .pitch(0.25 + ((i * 7 + j) % 16) as f32 * 0.25)
                 .priority(((i + j) % 4) as u8 * 64)
                 .protected(j == 0 && i % 500 == 0)
-                .looping((i + j) % 17 == 0);
+                .looping((i + j) % 17 == 0)
+                // Half of the plays keep time when they lose their voice;
+                // some start later, mid-block or blocks ahead.
+                .virtualize((i + j) % 2 == 0)
+                .start_at(if j % 3 == 1 {
+                    engine.clock() + (i % 2_000) as u64
+                } else {
+                    0
+                });
             let p = match (i + j) % 5 {
                 0 => p.group(groups[j % 3]).bus(buses[j % 2]),
                 1 => p.group(groups[i % 3]),
@@ -153,6 +164,10 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
     assert!(stats.ended > 100, "{stats:?}");
     assert!(stats.rejections > 0, "{stats:?}");
     assert!(stats.limited > 100, "groups were not exercised: {stats:?}");
+    assert!(
+        stats.virtualized > 1_000 && stats.resumed > 100,
+        "virtual voices were not exercised: {stats:?}"
+    );
     // Plays and the set_* calls that found the queue full are all counted.
     assert!(
         queue_full > 0 && stats.dropped_commands >= queue_full,

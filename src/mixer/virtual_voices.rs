@@ -118,6 +118,7 @@ impl Mixer {
             drop(old); // an Arc decrement: the game side holds the sound
             self.counters.publish_virtual(j, 0, 0.0);
             Counters::bump(&self.counters.steals);
+            Counters::bump(&self.counters.virtual_dropped);
             let victim = VoiceHandle::new(self.engine, gone.id);
             self.event(Event::Stolen { victim, by });
         }
