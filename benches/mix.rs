@@ -17,6 +17,9 @@
 //!   loops of 1, 4, 16 and 64 frames at pitch 1 and 64. Issue 9's goal:
 //!   every short loop within 3x of the long loop's cost per voice-frame;
 //!   the table prints each one's ratio.
+//! - `virtual/N`: workload W at 32 voices with N more looping voices of a
+//!   lower priority, all virtual. Issue 12's goal: 10,000 virtual voices
+//!   add under 5 us per 480-frame block (printed at the end).
 //!
 //! Throughput is counted in voice-frames, so criterion's `thrpt` of X Gelem/s
 //! is 1/X ns per voice-frame; a table of medians in ns per voice-frame and
@@ -133,7 +136,30 @@ fn loops(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, workload_w, routed, rate_matched, portable, loops);
+/// Virtual voices kept alongside the 32-voice workload in `virtual`.
+const VIRTUAL: [usize; 2] = [0, 10_000];
+
+/// What keeping time for virtual voices costs: the 32-voice workload with
+/// none and with 10,000 lower-priority looping voices, all virtual.
+fn virtual_voices(c: &mut Criterion) {
+    let mut g = c.benchmark_group("virtual");
+    g.measurement_time(Duration::from_secs(3)).sample_size(50);
+    for n in VIRTUAL {
+        let mut w = Workload::with_virtual(32, 44_100, n);
+        g.bench_function(BenchmarkId::from_parameter(n), |b| b.iter(|| w.block()));
+    }
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    workload_w,
+    routed,
+    rate_matched,
+    portable,
+    loops,
+    virtual_voices
+);
 
 fn main() {
     benches();
@@ -149,6 +175,18 @@ fn main() {
     }
     rows.push(("w_portable/256".into(), (256 * BLOCK) as f64, "voice-frame"));
     common::print_medians("Mixing", &rows);
+    if let (Some(none), Some(many)) = (
+        common::median_ns(&format!("virtual/{}", VIRTUAL[0])),
+        common::median_ns(&format!("virtual/{}", VIRTUAL[1])),
+    ) {
+        println!(
+            "\nVirtual voices: {} of them add {:.2} us per {BLOCK}-frame block to the 32-voice workload ({:.1} -> {:.1} us)",
+            VIRTUAL[1],
+            (many - none) / 1_000.0,
+            none / 1_000.0,
+            many / 1_000.0
+        );
+    }
     let per = (LOOP_VOICES * BLOCK) as f64;
     println!(
         "\nLoops, {LOOP_VOICES} voices (criterion medians; ratios to the 4,800-frame loop at pitch 1 and at the same pitch)"

@@ -52,21 +52,29 @@ impl Workload {
     /// Starts the voices over the first second (so their positions differ),
     /// then renders 10 more blocks.
     pub fn new(voices: usize, rate: u32) -> Workload {
-        Workload::build(voices, rate, false)
+        Workload::build(voices, rate, false, 0)
+    }
+
+    /// As [`Workload::new`], plus `virtual_voices` looping voices of a
+    /// lower priority, all virtual (the pool is full of the workload's):
+    /// what keeping time for virtual voices costs per block.
+    pub fn with_virtual(voices: usize, rate: u32, virtual_voices: usize) -> Workload {
+        Workload::build(voices, rate, false, virtual_voices)
     }
 
     /// As [`Workload::new`], with every voice on one of four buses (not the
     /// master) and in one of four groups (whose limits are never reached):
     /// what routing costs.
     pub fn routed(voices: usize, rate: u32) -> Workload {
-        Workload::build(voices, rate, true)
+        Workload::build(voices, rate, true, 0)
     }
 
-    fn build(voices: usize, rate: u32, routed: bool) -> Workload {
+    fn build(voices: usize, rate: u32, routed: bool, virtual_voices: usize) -> Workload {
         let settings = EngineSettings {
             voices,
-            command_capacity: 4 * voices,
-            event_capacity: 4 * voices,
+            command_capacity: 4 * voices.max(256),
+            event_capacity: 4 * voices.max(256),
+            virtual_voices,
             ..Default::default()
         };
         let mut engine = OfflineEngine::new(settings).expect("valid settings");
@@ -102,10 +110,27 @@ impl Workload {
             }
             engine.render(BLOCK);
         }
+        let mut parked = 0;
+        while parked < virtual_voices {
+            for _ in 0..256.min(virtual_voices - parked) {
+                let p = PlayParams::default()
+                    .volume(0.1 + 0.9 * ((parked * 13 % 97) as f32 / 96.0))
+                    .looping(true)
+                    .virtualize(true)
+                    .priority(0);
+                engine
+                    .play(&sounds[parked % sounds.len()], p)
+                    .expect("queue");
+                parked += 1;
+            }
+            engine.render(BLOCK);
+            engine.drain_events().for_each(drop);
+        }
         for _ in 0..10 {
             engine.render(BLOCK);
         }
         engine.drain_events().for_each(drop);
+        assert_eq!(engine.stats().virtual_voices, virtual_voices);
         Workload {
             engine,
             handles,

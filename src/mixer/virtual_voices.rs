@@ -313,7 +313,7 @@ impl Mixer {
         let pool = &self.pool;
         let free = pool.live() < pool.len();
         let best = if swap {
-            self.virtuals.best(|_| true)
+            self.virtuals.top()
         } else if free {
             self.virtuals.best(|who| pool.has_room(who.group))
         } else {

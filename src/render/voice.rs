@@ -454,9 +454,20 @@ impl Voice {
             // Congruent, modulo the sound's length, to where rendering would
             // have left it (rendering wraps by the loop tile's period, a
             // multiple of it, and reads the same samples there).
-            let len = ((self.sound.frames as u128) << FRAC_BITS).max(1);
-            let pos = u128::from(self.pos) + u128::from(self.step) * u128::from(m);
-            self.pos = (pos % len) as u64;
+            let len = ((self.sound.frames as u64) << FRAC_BITS).max(1);
+            let moved = self
+                .step
+                .checked_mul(m)
+                .and_then(|d| d.checked_add(self.pos));
+            self.pos = match moved {
+                Some(pos) => pos % len,
+                // Beyond 2^64 (hours of a fast loop unrefreshed): exact
+                // in 128 bits.
+                None => {
+                    let pos = u128::from(self.pos) + u128::from(self.step) * u128::from(m);
+                    (pos % u128::from(len)) as u64
+                }
+            };
             return None;
         }
         let left = self.frames_to_end();

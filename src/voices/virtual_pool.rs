@@ -72,6 +72,9 @@ pub(crate) struct VirtualPool<V> {
     /// No entry ends before this frame (a lower bound, made exact by
     /// [`VirtualPool::recompute_next_end`]).
     next_end: u64,
+    /// The entry [`VirtualPool::best`] would choose with no filter, kept
+    /// as keys change (`None`: to be found again by a pass).
+    top: Option<usize>,
     refresh_cursor: usize,
 }
 
@@ -88,6 +91,7 @@ impl<V> VirtualPool<V> {
             ends: vec![NEVER; capacity].into_boxed_slice(),
             index: IdIndex::new(capacity),
             next_end: NEVER,
+            top: None,
             refresh_cursor: 0,
         }
     }
@@ -163,6 +167,9 @@ impl<V> VirtualPool<V> {
         ) {
             (*k, *l, *e) = (0, 0.0, NEVER);
         }
+        if self.top == Some(i) {
+            self.top = None;
+        }
         let order = self.orders.get(i).copied().unwrap_or(0);
         let clock = self.clocks.get(i).copied().unwrap_or_default();
         Some((who, voice, order, clock))
@@ -201,9 +208,36 @@ impl<V> VirtualPool<V> {
         if who.id == Identity::NOBODY.id {
             return;
         }
+        let new = key(&who, level);
         if let (Some(k), Some(l)) = (self.keys.get_mut(i), self.levels.get_mut(i)) {
-            (*k, *l) = (key(&who, level), level);
+            let old = *k;
+            (*k, *l) = (new, level);
+            // Keep the top entry known without a pass where that is cheap:
+            // a key above the top's takes its place; the top's own key
+            // falling means another may lead now.
+            match self.top {
+                Some(t) if t == i && new < old => self.top = None,
+                Some(t) if t != i && self.beats(i, t) => self.top = Some(i),
+                _ => {}
+            }
         }
+    }
+
+    /// Whether entry `a` deserves a slot more than entry `b` (a larger
+    /// key, or the same key and older).
+    fn beats(&self, a: usize, b: usize) -> bool {
+        let key = |i: usize| self.keys.get(i).copied().unwrap_or(0);
+        let order = |i: usize| self.orders.get(i).copied().unwrap_or(u64::MAX);
+        key(a) > key(b) || (key(a) == key(b) && order(a) < order(b))
+    }
+
+    /// The voice that most deserves a slot, with no filter: as
+    /// [`VirtualPool::best`], but kept as keys change, so usually O(1).
+    pub(crate) fn top(&mut self) -> Option<usize> {
+        if self.top.is_none() && self.live() > 0 {
+            self.top = self.best(|_| true);
+        }
+        self.top
     }
 
     /// Sets voice `i`'s end frame.
