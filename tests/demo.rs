@@ -133,6 +133,32 @@ fn the_demo_renders_the_spell_and_draws_the_timeline() {
         "levels are drawn inside the bars"
     );
     assert!(picture.contains("its level -"), "steals say the level");
+    // The ambience loses its voice to the bursts, keeps time virtually
+    // (dashed bars on the virtual row) and comes back between them.
+    let (gone, back) = virtual_counts(&stdout);
+    assert!(gone > 5 && back > 5, "{stdout}");
+    assert!(picture.contains(">virtual<"), "a row for virtual voices");
+    assert!(
+        picture
+            .matches("keeping time silently, then came back")
+            .count()
+            >= back - 1,
+        "each virtual stretch is drawn"
+    );
+    assert!(picture.matches("back from virtual in slot").count() >= back - 1);
+}
+
+/// "N went virtual (M came back)" from the demo's summary.
+fn virtual_counts(stdout: &str) -> (usize, usize) {
+    let line = stdout.lines().find(|l| l.starts_with("done:")).unwrap();
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let at = words
+        .iter()
+        .position(|w| *w == "went")
+        .expect("went virtual");
+    let gone = words[at - 1].parse().unwrap();
+    let back = words[at + 2].trim_start_matches('(').parse().unwrap();
+    (gone, back)
 }
 
 #[test]

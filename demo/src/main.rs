@@ -1,7 +1,9 @@
 //! The wand-swish demo: a hero waves a wand in a rhythm; every cast is a
 //! swish plus a burst of sparkles (dozens of short sounds with random pitch,
-//! pan and volume) over a quiet, protected, looping ambience, into a small
-//! pool of voices, so stealing happens all the time.
+//! pan and volume) over a quiet looping ambience, into a small pool of
+//! voices, so stealing happens all the time. The ambience asks to
+//! virtualize: when a burst takes its voice it keeps time silently and comes
+//! back, at the sample it would have reached, once there is room.
 //!
 //! ```text
 //! cargo run --release -p voicepool-demo                      # live, or offline if no device
@@ -17,7 +19,8 @@
 //! with the same live view of the pool; for watching without a sound card),
 //! `--render FILE.wav` (where a render goes; alone, it means `--offline`),
 //! `--timeline FILE.svg` (where the picture of the run goes: one row per
-//! slot, a bar per voice, a mark where a voice was stolen). Files are named
+//! slot, a bar per voice, a mark where a voice was stolen, a dashed bar
+//! where a voice was virtual and a mark where it came back). Files are named
 //! after the policy unless given: `out/wand_swish_quietest.wav` and
 //! `out/wand_swish_quietest.svg`, `out/wand_swish_reject.wav`, ...
 //!
@@ -198,7 +201,10 @@ fn script(seconds: f64, sparkles: usize) -> (Vec<Action>, usize) {
         params: PlayParams::default()
             .volume(0.35)
             .looping(true)
-            .protected(true)
+            // Background: below the spell's sounds, so a full pool takes
+            // its voice first; it keeps time and comes back in the gaps.
+            .priority(64)
+            .virtualize(true)
             .fade_in(1.0),
         cast: None,
     }];
@@ -250,8 +256,38 @@ struct VoiceRec {
     end: Option<u64>,
     stolen_by: Option<usize>,
     rejected: Option<u64>,
+    /// It went virtual where it ends (its next stretch, after it came
+    /// back, is a record of its own).
+    virtualized: bool,
+    /// It is a virtual voice come back (its start is the comeback).
+    resumed: bool,
     /// (frame, level) as `slots()` reported it: what stealing ranks by.
     levels: Vec<(u64, f32)>,
+}
+
+impl VoiceRec {
+    fn new(sound: usize, start: Option<u64>, resumed: bool) -> VoiceRec {
+        VoiceRec {
+            sound,
+            slot: None,
+            start,
+            end: None,
+            stolen_by: None,
+            rejected: None,
+            virtualized: false,
+            resumed,
+            levels: Vec::new(),
+        }
+    }
+}
+
+/// A stretch during which a voice was virtual: keeping time silently.
+struct VirtualSpan {
+    sound: usize,
+    from: u64,
+    to: Option<u64>,
+    /// It ended by coming back (rather than ending while virtual).
+    resumed: bool,
 }
 
 /// Everything the demo watches: which sound each handle plays, where and
@@ -267,6 +303,9 @@ struct Show {
     swishes_rejected: u64,
     stream_errors: u64,
     end_frame: u64,
+    virtual_spans: Vec<VirtualSpan>,
+    /// The open span of each voice virtual now.
+    virtual_now: HashMap<VoiceHandle, usize>,
 }
 
 impl Show {
@@ -282,6 +321,8 @@ impl Show {
             swishes_rejected: 0,
             stream_errors: 0,
             end_frame: 0,
+            virtual_spans: Vec::new(),
+            virtual_now: HashMap::new(),
         }
     }
 
@@ -296,15 +337,7 @@ impl Show {
         match engine.play(&bank.sounds[action.sound], action.params) {
             Ok(h) => {
                 self.by_handle.insert(h, self.voices.len());
-                self.voices.push(VoiceRec {
-                    sound: action.sound,
-                    slot: None,
-                    start: None,
-                    end: None,
-                    stolen_by: None,
-                    rejected: None,
-                    levels: Vec::new(),
-                });
+                self.voices.push(VoiceRec::new(action.sound, None, false));
             }
             Err(_) => self.play_errors += 1,
         }
@@ -315,9 +348,49 @@ impl Show {
         self.voices.get_mut(i)
     }
 
+    /// Closes `voice`'s virtual stretch at `frame`, if it has one open.
+    fn close_span(&mut self, voice: VoiceHandle, frame: u64, resumed: bool) -> bool {
+        let Some(i) = self.virtual_now.remove(&voice) else {
+            return false;
+        };
+        if let Some(span) = self.virtual_spans.get_mut(i) {
+            span.to = Some(frame);
+            span.resumed = resumed;
+        }
+        true
+    }
+
     fn absorb(&mut self, events: Vec<TimedEvent>) {
         for TimedEvent { frame, event } in events {
+            if matches!(event, Event::Ended { .. } | Event::Stolen { .. })
+                && event
+                    .voice()
+                    .is_some_and(|v| self.close_span(v, frame, false))
+            {
+                continue; // ended while virtual: its last bar ended already
+            }
             match event {
+                Event::Virtualized { voice } => {
+                    let Some(r) = self.rec(voice) else { continue };
+                    r.end = Some(frame);
+                    r.virtualized = true;
+                    let sound = r.sound;
+                    self.virtual_now.insert(voice, self.virtual_spans.len());
+                    self.virtual_spans.push(VirtualSpan {
+                        sound,
+                        from: frame,
+                        to: None,
+                        resumed: false,
+                    });
+                }
+                Event::Resumed { voice } => {
+                    self.close_span(voice, frame, true);
+                    let Some(sound) = self.rec(voice).map(|r| r.sound) else {
+                        continue;
+                    };
+                    self.by_handle.insert(voice, self.voices.len());
+                    self.voices.push(VoiceRec::new(sound, Some(frame), true));
+                }
                 Event::Started { voice } => {
                     if let Some(r) = self.rec(voice) {
                         r.start = Some(frame);
@@ -389,9 +462,10 @@ impl Show {
     fn panel(&self, bank: &Bank, slots: &[SlotView], engine: &Engine, t: f64) -> Vec<String> {
         let stats = engine.stats();
         let mut lines = vec![format!(
-            "t = {t:6.2} s   {} voices in use of {}",
+            "t = {t:6.2} s   {} voices in use of {}, {} virtual (keeping time silently)",
             stats.active_voices,
-            slots.len()
+            slots.len(),
+            stats.virtual_voices
         )];
         for (i, s) in slots.iter().enumerate() {
             let rec = s
@@ -401,10 +475,10 @@ impl Show {
             let line = match rec {
                 Some(r) => {
                     let db = 20.0 * s.level.max(1e-9).log10();
-                    let mark = if r.sound == AMBIENCE {
-                        "  protected"
-                    } else {
-                        ""
+                    let mark = match (r.sound == AMBIENCE, r.resumed) {
+                        (true, true) => "  loop, back from virtual",
+                        (true, false) => "  loop, virtualizes",
+                        _ => "",
                     };
                     format!(
                         "slot {i:2}  {:<10} {} {:>4.0} dB{mark}",
@@ -706,8 +780,10 @@ fn main() {
     let steals = show.voices.iter().filter(|v| v.stolen_by.is_some()).count();
     let rejected = show.voices.iter().filter(|v| v.rejected.is_some()).count();
     println!(
-        "done: {} plays, {steals} stolen, {rejected} rejected; the wand swished {} of {} times{}",
+        "done: {} plays, {steals} stolen, {rejected} rejected, {} went virtual ({} came back); the wand swished {} of {} times{}",
         show.plays,
+        show.virtual_spans.len(),
+        show.virtual_spans.iter().filter(|s| s.resumed).count(),
         show.swishes - show.swishes_rejected,
         show.swishes,
         if show.play_errors + show.stream_errors > 0 {
@@ -810,14 +886,15 @@ fn timeline_svg(show: &Show, bank: &Bank, slots: usize, policy: &str) -> String 
     let px_per_s = (1_500.0 / seconds).clamp(20.0, 160.0);
     let (left, row_h, bar_h) = (78.0, 30.0, 22.0);
     let plot_w = seconds * px_per_s;
-    let rows = slots + 1;
+    // The slots, then a row for virtual voices, then one for rejections.
+    let rows = slots + 2;
     let width = (left + plot_w + 24.0).max(900.0);
     let rejected = show.voices.iter().filter(|v| v.rejected.is_some()).count();
 
     // Legend, wrapped to the picture's width.
     let mut items: Vec<(String, &str, &str)> = vec![
         (
-            "ambience (protected, looping)".into(),
+            "ambience (looping, virtualizes)".into(),
             colour(AMBIENCE),
             "box",
         ),
@@ -840,6 +917,16 @@ fn timeline_svg(show: &Show, bank: &Bank, slots: usize, policy: &str) -> String 
         "#d62828",
         "mark",
     ));
+    items.push((
+        "virtual: keeping time silently, no voice (dashed)".into(),
+        colour(AMBIENCE),
+        "dashed",
+    ));
+    items.push((
+        "back from virtual, at the sample it had reached".into(),
+        "#2a9d8f",
+        "resume",
+    ));
     if rejected > 0 {
         items.push(("play rejected (never started)".into(), "#d62828", "cross"));
     }
@@ -856,6 +943,11 @@ fn timeline_svg(show: &Show, bank: &Bank, slots: usize, policy: &str) -> String 
                 format!(r#"<rect x="{lx:.1}" y="{ly}" width="12" height="12" rx="2" fill="{c}"/>"#)
             }
             "mark" => format!(r#"<path d="M{lx:.1} {ly} l10 0 l-5 9 z" fill="{c}"/>"#),
+            "dashed" => format!(
+                r#"<rect x="{lx:.1}" y="{:.1}" width="12" height="10" rx="2" fill="none" stroke="{c}" stroke-width="1.5" stroke-dasharray="3 2"/>"#,
+                ly + 1.0
+            ),
+            "resume" => format!(r#"<path d="M{lx:.1} {ly} l0 12 l9 -6 z" fill="{c}"/>"#),
             "level" => format!(
                 r##"<rect x="{lx:.1}" y="{ly}" width="12" height="12" rx="2" fill="{c}"/><path d="M{lx:.1} {:.1} l3 -6 l3 3 l3 -8 l3 5 l0 6 z" fill="#ffffff" fill-opacity="0.55"/>"##,
                 ly + 12.0
@@ -913,6 +1005,8 @@ fn timeline_svg(show: &Show, bank: &Bank, slots: usize, policy: &str) -> String 
         let fill = if r % 2 == 0 { "#f6f6f8" } else { "#ececf0" };
         let label = if r < slots {
             format!("slot {r}")
+        } else if r == slots {
+            "virtual".into()
         } else {
             "rejected".into()
         };
@@ -963,9 +1057,20 @@ fn timeline_svg(show: &Show, bank: &Bank, slots: usize, policy: &str) -> String 
         let name = bank.name(v.sound);
         let how = match v.stolen_by {
             Some(t) => format!(", stolen by {}", bank.name(show.voices[t].sound)),
+            None if v.virtualized => ", went virtual".into(),
             None if v.end.is_some() => ", ended".into(),
             None => String::new(),
         };
+        if v.resumed {
+            let ty = top + slot as f64 * row_h;
+            let _ = writeln!(
+                s,
+                r##"<path d="M{x0:.1} {:.1} l0 12 l9 -6 z" fill="#2a9d8f"><title>{} back from virtual in slot {slot} at {:.3} s</title></path>"##,
+                ty + 1.0,
+                bank.name(v.sound),
+                show.seconds(start)
+            );
+        }
         let _ = writeln!(
             s,
             r##"<rect x="{x0:.2}" y="{y:.1}" width="{w:.2}" height="{bar_h}" rx="2" fill="{}" stroke="#ffffff" stroke-width="0.8"><title>{name} in slot {slot}: {:.3} s to {:.3} s{how}</title></rect>"##,
@@ -1005,10 +1110,47 @@ fn timeline_svg(show: &Show, bank: &Bank, slots: usize, policy: &str) -> String 
             );
         }
     }
+    for span in &show.virtual_spans {
+        let to = span.to.unwrap_or(end_all).max(span.from);
+        let (x0, x1) = (x(span.from), x(to));
+        let y = top + slots as f64 * row_h + (row_h - bar_h) / 2.0;
+        let name = bank.name(span.sound);
+        let how = if span.resumed {
+            "came back"
+        } else if span.to.is_some() {
+            "ended while virtual"
+        } else {
+            "still virtual at the end"
+        };
+        let _ = writeln!(
+            s,
+            r##"<rect x="{x0:.2}" y="{y:.1}" width="{:.2}" height="{bar_h}" rx="2" fill="{c}" fill-opacity="0.12" stroke="{c}" stroke-width="1.5" stroke-dasharray="5 3"><title>{name} virtual from {:.3} s to {:.3} s: keeping time silently, then {how}</title></rect>"##,
+            (x1 - x0).max(1.0),
+            show.seconds(span.from),
+            show.seconds(to),
+            c = colour(span.sound)
+        );
+        if (x1 - x0) > name.len() as f64 * 6.2 + 6.0 {
+            let _ = writeln!(
+                s,
+                r##"<text x="{:.1}" y="{:.1}" font-size="10.5" fill="{}" pointer-events="none">{name} (virtual)</text>"##,
+                x0 + 3.0,
+                y + bar_h / 2.0 + 3.8,
+                colour(span.sound)
+            );
+        }
+        if span.resumed {
+            let _ = writeln!(
+                s,
+                r##"<path d="M{x1:.1} {:.1} l0 12 l9 -6 z" fill="#2a9d8f"/>"##,
+                y + (bar_h - 12.0) / 2.0
+            );
+        }
+    }
     for v in &show.voices {
         if let Some(at) = v.rejected {
             let rx = x(at);
-            let ry = top + slots as f64 * row_h + row_h / 2.0;
+            let ry = top + (slots + 1) as f64 * row_h + row_h / 2.0;
             let _ = writeln!(
                 s,
                 r##"<g stroke="#d62828" stroke-width="1.6"><line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}"/><line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}"/></g><title>{} rejected at {:.3} s</title>"##,
@@ -1034,7 +1176,7 @@ fn timeline_svg(show: &Show, bank: &Bank, slots: usize, policy: &str) -> String 
     }
     let _ = writeln!(
         s,
-        r##"<text x="{left}" y="{:.1}" font-size="11" fill="#666">time (s); each bar is one voice in its slot, labelled with its sound; a bar ends where its sound ended or was stolen</text>"##,
+        r##"<text x="{left}" y="{:.1}" font-size="11" fill="#666">time (s); each bar is one voice in its slot, labelled with its sound; a bar ends where its sound ended, was stolen or went virtual</text>"##,
         bottom + 34.0
     );
     s.push_str("</svg>\n");

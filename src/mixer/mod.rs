@@ -107,6 +107,8 @@ pub struct Mixer {
     /// A slot freed (or a virtual voice arrived) since virtual voices last
     /// looked for a free slot.
     room_changed: bool,
+    /// Since when the pool has had a free slot (at block ends), if it has.
+    free_since: Option<u64>,
     /// The frame at or after which virtual voices next try to take the
     /// slot of a less audible real voice.
     next_swap: u64,
@@ -156,6 +158,7 @@ impl Mixer {
             pool: Box::new(VoicePool::new(settings.voices, settings.groups)),
             virtuals: Box::new(VirtualPool::new(settings.virtual_voices)),
             room_changed: false,
+            free_since: None,
             next_swap: 0,
             tails: Tails::new(settings.voices),
             audibility: Audibility::new(out_rate),

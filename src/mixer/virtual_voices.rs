@@ -48,6 +48,11 @@ pub(crate) const SWAP_MARGIN: f32 = 2.0;
 /// [`SWAP_MARGIN`], what bounds how often a voice can change places (at
 /// most one round trip per second, whatever its loudness does).
 pub(crate) const SWAP_HOLD_SECONDS: u64 = 1;
+/// A virtual voice comes back into a free slot once the pool has had a
+/// free slot for this long (in milliseconds): in a burst, slots free and
+/// fill again within a few milliseconds, and a voice brought back into each
+/// would flicker in and out; after the burst, it comes back at once.
+pub(crate) const COMEBACK_SETTLE_MS: u64 = 50;
 /// At most this many virtual voices end per block (each is an event);
 /// more wait for the next block and report their exact end frame then.
 const ENDS_PER_BLOCK: usize = 64;
@@ -234,7 +239,12 @@ impl Mixer {
         }
         self.expire_virtual();
         self.refresh_virtual(frames);
-        if self.room_changed {
+        let now = self.frame;
+        let free = self.pool.live() < self.pool.len();
+        self.free_since = free.then(|| self.free_since.unwrap_or(now));
+        let settle = COMEBACK_SETTLE_MS * u64::from(self.out_rate) / 1_000;
+        let settled = self.free_since.is_some_and(|f| now - f >= settle);
+        if self.room_changed && settled {
             self.room_changed = false;
             for _ in 0..RESUMES_PER_BLOCK {
                 if !self.resume_one(false) {
