@@ -239,3 +239,367 @@ fn each_format_decodes_to_what_was_encoded() {
         }
     }
 }
+
+// ---------------------------------------------------------------- layouts
+
+/// Each channel of a 3, 4 (quad), 6 (5.1) and 8 (7.1) channel file alone
+/// carries a tone: where it lands in the stereo downmix, as WAV (sox's
+/// extensible header with its channel mask), FLAC and OGG Vorbis (the same
+/// channels in Vorbis's own order).
+#[test]
+fn surround_channels_land_where_bs775_puts_them() {
+    const H: f64 = std::f64::consts::FRAC_1_SQRT_2;
+    let dir = Scratch::new("layouts");
+    let tone = dir.path("tone.wav");
+    let silence = dir.path("silence.wav");
+    sox(&[
+        "-D",
+        "-r",
+        "48000",
+        "-n",
+        "-b",
+        "16",
+        "-c",
+        "1",
+        s(&tone),
+        "synth",
+        "4800s",
+        "sine",
+        "1000",
+        "gain",
+        "-6",
+    ]);
+    sox(&[
+        "-D",
+        "-r",
+        "48000",
+        "-n",
+        "-b",
+        "16",
+        "-c",
+        "1",
+        s(&silence),
+        "trim",
+        "0",
+        "4800s",
+    ]);
+    let tone_rms = rms(&channel(
+        Sound::from_wav_file(&tone).unwrap().samples(),
+        1,
+        0,
+    ));
+    // (layout, (left, right) gain of each channel in WAV order, the
+    // channels in Vorbis order as sox remix numbers them)
+    let layouts: &[(&str, &[(f64, f64)], &str)] = &[
+        ("3.0", &[(1.0, 0.0), (0.0, 1.0), (H, H)], "1 3 2"),
+        (
+            "quad",
+            &[(1.0, 0.0), (0.0, 1.0), (H, 0.0), (0.0, H)],
+            "1 2 3 4",
+        ),
+        (
+            "5.1",
+            &[
+                (1.0, 0.0),
+                (0.0, 1.0),
+                (H, H),
+                (0.0, 0.0),
+                (H, 0.0),
+                (0.0, H),
+            ],
+            "1 3 2 5 6 4",
+        ),
+        (
+            "7.1",
+            &[
+                (1.0, 0.0),
+                (0.0, 1.0),
+                (H, H),
+                (0.0, 0.0),
+                (H, 0.0),
+                (0.0, H),
+                (H, 0.0),
+                (0.0, H),
+            ],
+            "1 3 2 7 8 5 6 4",
+        ),
+    ];
+    for &(layout, gains, vorbis_order) in layouts {
+        for (k, &(want_l, want_r)) in gains.iter().enumerate() {
+            let wav = dir.path(&format!("{layout}-{k}.wav"));
+            let mut args = vec!["-D", "-M"];
+            for c in 0..gains.len() {
+                args.push(if c == k { s(&tone) } else { s(&silence) });
+            }
+            args.push(s(&wav));
+            sox(&args);
+            let flac = dir.path(&format!("{layout}-{k}.flac"));
+            sox(&[s(&wav), s(&flac)]);
+            let ogg = dir.path(&format!("{layout}-{k}.ogg"));
+            let mut remix = vec!["-D", s(&wav), "-C", "8", s(&ogg), "remix"];
+            remix.extend(vorbis_order.split(' '));
+            sox(&remix);
+            for (file, tolerance) in [(&wav, 1e-4), (&flac, 1e-4), (&ogg, 0.02)] {
+                let sound = load(file).unwrap_or_else(|e| panic!("{e}"));
+                let what = format!("{layout}, channel {k} alone, {}", file.display());
+                assert_eq!((sound.channels(), sound.frames()), (2, 4_800), "{what}");
+                let l = rms(&channel(sound.samples(), 2, 0)) / tone_rms;
+                let r = rms(&channel(sound.samples(), 2, 1)) / tone_rms;
+                assert!(
+                    (l - want_l).abs() < tolerance && (r - want_r).abs() < tolerance,
+                    "{what}: left {l:.4}, right {r:.4}, want {want_l:.4}, {want_r:.4}"
+                );
+            }
+        }
+    }
+}
+
+/// A 5.1 file with a different signal in every channel: the downmix is
+/// exactly `L = FL + 0.7071 C + 0.7071 Ls`, `R = FR + 0.7071 C + 0.7071 Rs`
+/// (LFE dropped), and the FLAC of it gives the same samples as the WAV.
+#[test]
+fn a_five_one_mix_is_exact() {
+    let dir = Scratch::new("five-one");
+    let wav = dir.path("mix.wav");
+    sox(&[
+        "-r",
+        "44100",
+        "-n",
+        "-b",
+        "16",
+        "-c",
+        "6",
+        s(&wav),
+        "synth",
+        "0.2",
+        "sine",
+        "300:3000",
+        "sine",
+        "3000:300",
+        "sine",
+        "440",
+        "sine",
+        "50",
+        "square",
+        "220",
+        "triangle",
+        "330",
+        "gain",
+        "-3",
+    ]);
+    let flac = dir.path("mix.flac");
+    sox(&[s(&wav), s(&flac)]);
+    let h = std::f32::consts::FRAC_1_SQRT_2;
+    let expected: Vec<f32> = support::sox_samples(&wav)
+        .chunks_exact(6)
+        .flat_map(|f| [f[0] + h * f[2] + h * f[4], f[1] + h * f[2] + h * f[5]])
+        .collect();
+    let from_wav = load(&wav).unwrap();
+    let from_flac = load(&flac).unwrap();
+    assert_eq!(from_wav.samples(), from_flac.samples());
+    assert_eq!(from_wav.samples().len(), expected.len());
+    for (i, (got, want)) in from_wav.samples().iter().zip(&expected).enumerate() {
+        assert!((got - want).abs() < 1e-6, "sample {i}: {got} vs {want}");
+    }
+}
+
+// ---------------------------------------------------------------- detection and errors
+
+/// Small files of every format, made from one source.
+fn corpus(dir: &Scratch) -> Vec<(&'static str, PathBuf)> {
+    let src = source_wav(dir, "corpus", 44_100, 2, 16, 4_410);
+    let mut out = vec![("wav", src.clone())];
+    for (ext, enc) in [("flac", Enc::Flac), ("ogg", Enc::Ogg), ("mp3", Enc::Mp3)] {
+        let p = dir.path(&format!("corpus.{ext}"));
+        encode(enc, &src, &p);
+        out.push((ext, p));
+    }
+    out
+}
+
+/// The format comes from the content: every file loads the same under
+/// every other format's extension, and under none.
+#[test]
+fn the_content_decides_the_format_not_the_name() {
+    let dir = Scratch::new("by-content");
+    for (ext, path) in corpus(&dir) {
+        let right = load(&path).unwrap();
+        for other in ["wav", "ogg", "flac", "mp3", "bin", ""] {
+            let renamed = if other.is_empty() {
+                dir.path(&format!("{ext}-no-extension"))
+            } else {
+                dir.path(&format!("{ext}-as.{other}"))
+            };
+            std::fs::copy(&path, &renamed).unwrap();
+            let sound = load(&renamed).unwrap_or_else(|e| panic!("{ext} named {other:?}: {e}"));
+            assert_eq!(sound.samples(), right.samples(), "{ext} named {other:?}");
+            assert_eq!(sound.name(), renamed.file_stem().unwrap().to_str().unwrap());
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(Sound::from_bytes(&bytes).unwrap().name(), ext);
+    }
+}
+
+/// What each kind of bad input gives: the variant, and a message naming
+/// the file and (for an unknown format) the formats that are read.
+#[test]
+fn bad_files_give_errors_naming_them() {
+    let dir = Scratch::new("bad-files");
+    let corpus = corpus(&dir);
+    let bytes_of =
+        |ext: &str| std::fs::read(&corpus.iter().find(|c| c.0 == ext).unwrap().1).unwrap();
+    let flac = bytes_of("flac");
+    let ogg = bytes_of("ogg");
+    let mut rng = support::Rng(0x5EED_F00D);
+    let mut random = rng.bytes(4_000);
+    random[0] = b'x';
+    // (file name, content or None for no file, expected variant, text the message holds)
+    let rows: Vec<(&str, Option<Vec<u8>>, &str, &str)> = vec![
+        (
+            "garbage.ogg",
+            Some(b"this is a text file, not audio\n".to_vec()),
+            "UnknownFormat",
+            "unsupported format: expected WAV, OGG Vorbis, FLAC or MP3",
+        ),
+        (
+            "random.ogg",
+            Some(random),
+            "UnknownFormat",
+            "expected WAV, OGG Vorbis, FLAC or MP3",
+        ),
+        (
+            "empty.ogg",
+            Some(Vec::new()),
+            "UnknownFormat",
+            "the file is empty (0 bytes)",
+        ),
+        ("missing.ogg", None, "Io", "cannot read"),
+        (
+            "layer2.mp3",
+            Some([&[0xFF, 0xFD, 0x90, 0x64][..], &[0; 400]].concat()),
+            "UnknownFormat",
+            "MPEG layer II audio, MP2",
+        ),
+        (
+            "oggs-then-junk.ogg",
+            Some([&b"OggS"[..], &[7; 200]].concat()),
+            "Malformed",
+            "malformed OGG data",
+        ),
+        (
+            "id3-only.mp3",
+            Some(b"ID3\x04\0\0\0\0\0\0".to_vec()),
+            "Malformed",
+            "malformed MP3 data",
+        ),
+        (
+            "flac-header-cut.flac",
+            Some(flac[..30].to_vec()),
+            "Malformed",
+            "malformed FLAC data",
+        ),
+        (
+            "flac-cut.flac",
+            Some(flac[..flac.len() / 2].to_vec()),
+            "Truncated",
+            "header announces 4410 frames",
+        ),
+        (
+            "ogg-header-cut.ogg",
+            Some(ogg[..100].to_vec()),
+            "Malformed",
+            "malformed OGG data",
+        ),
+    ];
+    for (name, content, variant, text) in rows {
+        let path = dir.path(name);
+        if let Some(c) = &content {
+            std::fs::write(&path, c).unwrap();
+        }
+        let err = match load(&path) {
+            Ok(s) => panic!("{name} loaded: {s:?}"),
+            Err(e) => e,
+        };
+        let shown = err.to_string();
+        eprintln!("{name}: {shown}");
+        assert_eq!(err.path(), path, "{name}");
+        assert!(
+            shown.starts_with(&path.display().to_string()),
+            "{name}: {shown}"
+        );
+        assert!(format!("{err:?}").starts_with(variant), "{name}: {err:?}");
+        assert!(shown.contains(text), "{name}: {shown}");
+    }
+}
+
+/// A file cut short: an error naming it where the format can tell (a
+/// header's length, as for WAV; OGG's missing last page), else what is
+/// there (an MP3 without a LAME header says nothing of its length).
+#[test]
+fn cut_files_are_reported_where_the_format_can_tell() {
+    let dir = Scratch::new("cut");
+    let mut files = corpus(&dir);
+    let no_tag = dir.path("corpus-no-tag.mp3");
+    encode(Enc::Mp3NoTag, &files[0].1, &no_tag);
+    files.push(("mp3 without LAME header", no_tag));
+    for (what, path) in files {
+        let bytes = std::fs::read(&path).unwrap();
+        let full = Sound::from_bytes(&bytes).unwrap().frames();
+        let cut = dir.path("cut");
+        std::fs::write(&cut, &bytes[..bytes.len() * 2 / 3]).unwrap();
+        let got = load(&cut);
+        match &got {
+            Ok(s) => eprintln!("{what} cut at 2/3: {} of {full} frames", s.frames()),
+            Err(e) => eprintln!("{what} cut at 2/3: {e}"),
+        }
+        match (what, got) {
+            (
+                "wav" | "flac" | "mp3",
+                Err(SoundError::Truncated {
+                    expected_frames, ..
+                }),
+            ) => {
+                assert_eq!(expected_frames, 4_410, "{what}")
+            }
+            ("ogg", Err(SoundError::Malformed { format: "OGG", .. })) => {}
+            ("mp3 without LAME header", Ok(s)) => assert!(s.frames() < full),
+            (_, other) => panic!("{what}: {other:?}"),
+        }
+    }
+}
+
+/// Decoding stops at the frame limit (`MAX_FRAMES`; lowered here through
+/// the test hook), and a FLAC header announcing more than `MAX_FRAMES` is
+/// refused before anything is decoded.
+#[test]
+fn the_length_limit_holds() {
+    let dir = Scratch::new("limits");
+    for (ext, path) in corpus(&dir) {
+        let bytes = std::fs::read(&path).unwrap();
+        match Sound::from_bytes_with_frame_limit(&bytes, 1_000) {
+            Err(SoundError::TooLong { frames, .. }) if ext == "flac" => assert_eq!(frames, 4_410),
+            Err(SoundError::TooLong { frames, .. }) if ext != "wav" => {
+                assert!(frames > 1_000 && frames < 4_410, "{ext}: {frames}")
+            }
+            Ok(s) if ext == "wav" => assert_eq!(s.frames(), 4_410), // WAV keeps MAX_FRAMES
+            other => panic!("{ext}: {other:?}"),
+        }
+        assert_eq!(
+            Sound::from_bytes_with_frame_limit(&bytes, 4_410)
+                .unwrap()
+                .frames(),
+            4_410
+        );
+    }
+    // STREAMINFO's 36-bit total sample count, at bytes 21.5 to 26.
+    let mut flac = std::fs::read(dir.path("corpus.flac")).unwrap();
+    let mut word = u64::from_be_bytes(flac[18..26].try_into().unwrap());
+    word = (word & !((1 << 36) - 1)) | (1 << 35);
+    flac[18..26].copy_from_slice(&word.to_be_bytes());
+    let path = dir.path("huge.flac");
+    std::fs::write(&path, &flac).unwrap();
+    match Sound::from_file(&path) {
+        Err(SoundError::TooLong { frames, .. }) => assert_eq!(frames, 1 << 35),
+        other => panic!("{other:?}"),
+    }
+}

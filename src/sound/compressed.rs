@@ -107,7 +107,7 @@ fn decode_samples(
             source,
         },
         Error::IoError(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
-            malformed("the data ends inside a header or packet".into())
+            malformed("the data ends inside a header or packet (is the file cut short?)".into())
         }
         Error::Unsupported(what) => unsupported(format!("{label} feature not supported: {what}")),
         other => malformed(other.to_string()),
@@ -152,17 +152,27 @@ fn decode_samples(
             Err(e) => return Err(map_err(e)),
         };
     // FLAC's STREAMINFO gives the exact length: refuse too long a file
-    // before decoding it, and know a cut one. (OGG's and MP3's lengths are
-    // estimates or absent, and decoding stops at the limit anyway.)
-    let announced = params
-        .n_frames
-        .filter(|&n| params.codec == CODEC_TYPE_FLAC && n > 0);
-    if let Some(n) = announced.filter(|&n| n > max_frames as u64) {
+    // before decoding it, and know a cut one. So does an MP3's Xing header
+    // when a LAME header (which gives the delay) comes with it; without,
+    // symphonia estimates the length from the bitrate. Decoding stops at
+    // the limit anyway.
+    let exact_length =
+        params.codec == CODEC_TYPE_FLAC || (format == Format::Mp3 && params.delay.is_some());
+    let announced = params.n_frames.filter(|&n| exact_length && n > 0);
+    if let Some(n) = announced.filter(|&n| n > max_frames as u64 && format == Format::Flac) {
         return Err(SoundError::TooLong {
             path: path.to_path_buf(),
             frames: n,
         });
     }
+    // An OGG stream's length is its last granule position, and the Vorbis
+    // specification says decoded samples past it are padding to discard
+    // (libvorbisfile does). Symphonia 0.5 computes that length (`n_frames`)
+    // but does not trim to it (sox-made files come out 35 to 99 frames
+    // long), so it is done here.
+    let trim_to = params
+        .n_frames
+        .filter(|_| format == Format::Ogg && params.codec == CODEC_TYPE_VORBIS);
 
     let mut samples: Vec<f32> = Vec::new();
     let mut frames: usize = 0;
@@ -198,14 +208,10 @@ fn decode_samples(
                         sample_rate: spec.rate,
                     });
                 }
-                let mix = (count > 2).then(|| {
-                    let positions = if params.codec == CODEC_TYPE_VORBIS {
-                        downmix::vorbis_positions(count)
-                    } else {
-                        downmix::positions(count, Some(spec.channels.bits()))
-                    };
-                    Downmix::new(&positions)
-                });
+                // Symphonia lays the channels out in its mask's bit order
+                // (the Vorbis decoder reorders Vorbis's L C R ... to it).
+                let mix = (count > 2)
+                    .then(|| Downmix::new(&downmix::positions(count, Some(spec.channels.bits()))));
                 let buf = SampleBuffer::new(audio.capacity() as u64, spec);
                 layout.insert((spec, mix, buf))
             }
@@ -219,33 +225,25 @@ fn decode_samples(
                 spec.channels.count()
             )));
         }
-        if frames.saturating_add(audio.frames()) > max_frames {
+        let take = match trim_to {
+            Some(n) => audio.frames().min(n.saturating_sub(frames as u64) as usize),
+            None => audio.frames(),
+        };
+        if frames.saturating_add(take) > max_frames {
             return Err(SoundError::TooLong {
                 path: path.to_path_buf(),
-                frames: frames.saturating_add(audio.frames()) as u64,
+                frames: frames.saturating_add(take) as u64,
             });
         }
         if buf.capacity() < audio.frames() {
             *buf = SampleBuffer::new(audio.capacity() as u64, spec);
         }
         buf.copy_interleaved_ref(audio);
-        frames += buf.samples().len() / spec.channels.count();
+        let kept = &buf.samples()[..take * spec.channels.count()];
+        frames += take;
         match mix {
-            Some(mix) => mix.extend(buf.samples(), &mut samples),
-            None => samples.extend_from_slice(buf.samples()),
-        }
-    }
-    // An OGG stream's length is its last granule position, and the
-    // Vorbis specification says decoded samples past it are padding to
-    // discard (libvorbisfile does). Symphonia 0.5 computes that length
-    // (`n_frames`) but does not trim to it, nor does its start delay
-    // match libvorbis (sox-made files come out 35 to 99 frames long).
-    if format == Format::Ogg && params.codec == CODEC_TYPE_VORBIS {
-        if let (Some(n), Some((spec, _, _))) = (params.n_frames, &layout) {
-            if (frames as u64) > n {
-                frames = n as usize;
-                samples.truncate(frames * spec.channels.count().min(2));
-            }
+            Some(mix) => mix.extend(kept, &mut samples),
+            None => samples.extend_from_slice(kept),
         }
     }
     if let Some(expected) = announced.filter(|&n| (frames as u64) < n) {

@@ -137,7 +137,8 @@ impl Sound {
     /// | empty file, or content of no supported format (whatever its name) | [`SoundError::UnknownFormat`], naming the formats read |
     /// | OGG, FLAC or MP3 data that cannot be decoded | [`SoundError::Malformed`], naming the format and the reason |
     /// | an OGG of another codec (Opus, ...) | [`SoundError::Unsupported`] |
-    /// | a FLAC file shorter than its header says | [`SoundError::Truncated`] |
+    /// | a FLAC file, or an MP3 with a LAME header, shorter than its header says | [`SoundError::Truncated`] |
+    /// | an OGG file cut inside a packet | [`SoundError::Malformed`] (cut between pages, what is there loads) |
     /// | a WAV file | as [`Sound::from_wav_file`] |
     ///
     /// Every error names the file. Only the first stream of a chained OGG

@@ -28,9 +28,9 @@
 //! Without a mask the order for the channel count is the standard one of
 //! WAV, FLAC and most tools (SMPTE / Microsoft): 3 = FL FR FC, 4 (quad) = FL FR
 //! BL BR, 5 = FL FR FC BL BR, 6 (5.1) = FL FR FC LFE BL BR, 7 (6.1) = FL FR
-//! FC LFE BC SL SR, 8 (7.1) = FL FR FC LFE BL BR SL SR; Ogg Vorbis has an
-//! order of its own (Vorbis I specification, section 4.3.9), taken from
-//! [`vorbis_positions`].
+//! FC LFE BC SL SR, 8 (7.1) = FL FR FC LFE BL BR SL SR. Ogg Vorbis has an
+//! order of its own (Vorbis I specification, section 4.3.9: 5.1 = FL FC FR
+//! BL BR LFE), which symphonia's decoder already maps to its mask's.
 
 use std::f32::consts::FRAC_1_SQRT_2;
 
@@ -91,23 +91,6 @@ fn standard_mask(channels: usize) -> u32 {
         8 => FL | FR | FC | LFE | BL | BR | SL | SR,
         _ => 0,
     }
-}
-
-/// Ogg Vorbis's channel order for 3 to 8 channels (Vorbis I, 4.3.9), which
-/// is not the mask's bit order; unknown for other counts.
-pub(crate) fn vorbis_positions(channels: usize) -> Vec<Position> {
-    let order: &[Position] = match channels {
-        3 => &[FL, FC, FR],
-        4 => &[FL, FR, BL, BR],
-        5 => &[FL, FC, FR, BL, BR],
-        6 => &[FL, FC, FR, BL, BR, LFE],
-        7 => &[FL, FC, FR, SL, SR, BC, LFE],
-        8 => &[FL, FC, FR, SL, SR, BL, BR, LFE],
-        _ => &[],
-    };
-    let mut out = order.to_vec();
-    out.resize(channels, 0);
-    out
 }
 
 /// The (left, right) gains of the channel at `index` with `position`.
@@ -206,13 +189,6 @@ mod tests {
         for (g, w) in out.iter().zip(want) {
             assert!((g - w).abs() < 1e-6, "{out:?}");
         }
-    }
-
-    #[test]
-    fn vorbis_order_puts_the_centre_second() {
-        let p = vorbis_positions(6);
-        assert_eq!(p, [FL, FC, FR, BL, BR, LFE]);
-        assert_eq!(gains(1, p[1]), (FRAC_1_SQRT_2, FRAC_1_SQRT_2));
     }
 
     #[test]

@@ -34,8 +34,8 @@
 //! still clamped to ±[`MAX_SAMPLE_MAGNITUDE`]. The standard orders without a
 //! mask (WAV, FLAC): 3 = L R C, 4 (quad) = L R Lb Rb, 5 = L R C Lb Rb,
 //! 6 (5.1) = L R C LFE Lb Rb, 7 (6.1) = L R C LFE Cb Ls Rs, 8 (7.1) = L R C
-//! LFE Lb Rb Ls Rs; OGG Vorbis orders them as its specification says
-//! (5.1 = L C R Lb Rb LFE).
+//! LFE Lb Rb Ls Rs; OGG Vorbis files are read in the order its
+//! specification gives (5.1 = L C R Lb Rb LFE).
 
 use std::fmt;
 use std::io::{self, BufReader};
