@@ -242,6 +242,9 @@ fn each_format_decodes_to_what_was_encoded() {
 
 // ---------------------------------------------------------------- layouts
 
+/// A channel's (left, right) gain in the downmix.
+type Gains = (f64, f64);
+
 /// Each channel of a 3, 4 (quad), 6 (5.1) and 8 (7.1) channel file alone
 /// carries a tone: where it lands in the stereo downmix, as WAV (sox's
 /// extensible header with its channel mask), FLAC and OGG Vorbis (the same
@@ -290,7 +293,7 @@ fn surround_channels_land_where_bs775_puts_them() {
     ));
     // (layout, (left, right) gain of each channel in WAV order, the
     // channels in Vorbis order as sox remix numbers them)
-    let layouts: &[(&str, &[(f64, f64)], &str)] = &[
+    let layouts: &[(&str, &[Gains], &str)] = &[
         ("3.0", &[(1.0, 0.0), (0.0, 1.0), (H, H)], "1 3 2"),
         (
             "quad",
