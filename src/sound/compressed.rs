@@ -156,6 +156,14 @@ fn decode_samples(
     // when a LAME header (which gives the delay) comes with it; without,
     // symphonia estimates the length from the bitrate. Decoding stops at
     // the limit anyway.
+    // A LAME header whose delay and padding exceed the stream's length
+    // makes symphonia subtract past zero: a panic in debug builds (caught
+    // above), a wrapped-around length in release ones, caught here.
+    if format == Format::Mp3 && params.n_frames.is_some_and(|n| n > u64::MAX / 2) {
+        return Err(malformed(
+            "the LAME header's delay and padding exceed the stream's length".into(),
+        ));
+    }
     let exact_length =
         params.codec == CODEC_TYPE_FLAC || (format == Format::Mp3 && params.delay.is_some());
     let announced = params.n_frames.filter(|&n| exact_length && n > 0);
