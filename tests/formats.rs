@@ -606,3 +606,71 @@ fn the_length_limit_holds() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A WAV's extensible channel mask decides where each channel goes: its
+/// set bits name the channels in order; channels past them alternate left
+/// and right; no mask means the standard order.
+#[test]
+fn the_wav_channel_mask_is_honoured() {
+    const H: f64 = std::f64::consts::FRAC_1_SQRT_2;
+    let dir = Scratch::new("mask");
+    let base = dir.path("base.wav");
+    // A tone in channel 0 of 6, silence in channels 1 to 5, mask 0x3F.
+    sox(&[
+        "-D",
+        "-r",
+        "48000",
+        "-n",
+        "-b",
+        "16",
+        "-c",
+        "6",
+        s(&base),
+        "synth",
+        "4800s",
+        "sine",
+        "1000",
+        "sine",
+        "0",
+        "sine",
+        "0",
+        "sine",
+        "0",
+        "sine",
+        "0",
+        "sine",
+        "0",
+        "gain",
+        "-6",
+    ]);
+    let bytes = std::fs::read(&base).unwrap();
+    assert_eq!(
+        &bytes[40..44],
+        &0x3Fu32.to_le_bytes(),
+        "sox's mask, at its place"
+    );
+    let reference = load(&base).unwrap();
+    let level = rms(&channel(reference.samples(), 2, 0));
+    // (mask, where channel 0 lands)
+    let rows: &[(u32, Gains)] = &[
+        (0x3F, (1.0, 0.0)), // front left
+        (0x7E, (0.0, 1.0)), // front right first: FR FC LFE BL BR FLC
+        (0x3C, (H, H)),     // front centre first: FC LFE BL BR + 2 unknown
+        (0x38, (0.0, 0.0)), // LFE first: dropped
+        (0x0, (1.0, 0.0)),  // no mask: the standard order
+        (0x600, (H, 0.0)),  // only SL SR named: channel 0 is SL
+    ];
+    for &(mask, (want_l, want_r)) in rows {
+        let mut m = bytes.clone();
+        m[40..44].copy_from_slice(&mask.to_le_bytes());
+        let path = dir.path(&format!("mask-{mask:x}.wav"));
+        std::fs::write(&path, &m).unwrap();
+        let sound = load(&path).unwrap();
+        let l = rms(&channel(sound.samples(), 2, 0)) / level;
+        let r = rms(&channel(sound.samples(), 2, 1)) / level;
+        assert!(
+            (l - want_l).abs() < 1e-4 && (r - want_r).abs() < 1e-4,
+            "mask {mask:#x}: left {l:.4} right {r:.4}"
+        );
+    }
+}
