@@ -28,7 +28,7 @@ pub(super) fn sniff(head: &[u8]) -> Content {
     use compressed::Format;
     let at = |i: usize| head.get(i).copied().unwrap_or(0);
     if head.is_empty() {
-        return Content::Unknown("no data (0 bytes)");
+        return Content::Unknown("no data, 0 bytes");
     }
     if head.starts_with(b"RIFF") && head.get(8..12) == Some(b"WAVE") {
         return Content::Wav;
@@ -165,7 +165,7 @@ impl Sound {
         let path = path.as_ref();
         let (mut file, len) = open_regular(path)?;
         if len == 0 {
-            return Err(unknown(path, "the file is empty (0 bytes)"));
+            return Err(unknown(path, "an empty file, 0 bytes"));
         }
         let io_err = |source| SoundError::Io {
             path: path.to_path_buf(),
@@ -257,7 +257,7 @@ mod tests {
                 b"RIFF\0\0\0\0AVI ",
                 Content::Unknown("a RIFF file that is not WAVE"),
             ),
-            (b"", Content::Unknown("no data (0 bytes)")),
+            (b"", Content::Unknown("no data, 0 bytes")),
         ];
         for (head, want) in cases {
             assert_eq!(sniff(head), want, "{head:?}");
