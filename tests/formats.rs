@@ -7,9 +7,11 @@
 
 mod support;
 
+use std::path::Path;
 use support::codecs::{
     best_alignment, channel, corpus, encode, lame, load, rms, s, source_wav, Enc,
 };
+
 use support::Scratch;
 use voicepool::{Sound, SoundError};
 
@@ -206,6 +208,19 @@ fn bad_files_give_errors_naming_them() {
             Some(ogg[..100].to_vec()),
             "Malformed",
             "malformed OGG data",
+        ),
+        (
+            // Hand-made pages: an OpusHead, OpusTags and one packet.
+            "opus.ogg",
+            Some(
+                std::fs::read(
+                    Path::new(env!("CARGO_MANIFEST_DIR"))
+                        .join("tests/fuzz-regressions/sound_bytes/unsupported-ogg-opus.bin"),
+                )
+                .unwrap(),
+            ),
+            "Unsupported",
+            "OGG stream of Opus audio (WAV, OGG Vorbis, FLAC and MP3 are read)",
         ),
     ];
     for (name, content, variant, text) in rows {
