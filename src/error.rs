@@ -167,8 +167,9 @@ pub enum SoundError {
         /// Whole frames actually present.
         read_frames: u64,
     },
-    /// A well-formed file in a format voicepool does not play (compressed
-    /// data, more than two channels, 64-bit samples, ...).
+    /// A well-formed file in a format voicepool does not play (a WAV of
+    /// compressed data or 64-bit samples, an OGG of Opus, ...), or
+    /// [`crate::Sound::from_samples`] given more than two channels.
     Unsupported {
         /// The file, or `<samples>` for [`crate::Sound::from_samples`].
         path: PathBuf,
@@ -207,10 +208,35 @@ pub enum SoundError {
     TooLong {
         /// The file, or `<samples>`.
         path: PathBuf,
-        /// Frames in it.
+        /// Frames in it (from the header), or, for a compressed file that
+        /// does not say, the frames decoded when decoding stopped.
         frames: u64,
     },
+    /// The content is none of the formats [`crate::Sound::from_file`] and
+    /// [`crate::Sound::from_bytes`] read ([`SUPPORTED_FORMATS`]), whatever
+    /// the file is called.
+    UnknownFormat {
+        /// The file, or `<bytes>`.
+        path: PathBuf,
+        /// What the content is, where it says (an empty file, MPEG layer II
+        /// audio, ...); empty when nothing is recognized.
+        reason: String,
+    },
+    /// A file recognized as OGG, FLAC or MP3 whose data cannot be decoded
+    /// (a damaged header or packet, a file cut inside its headers).
+    Malformed {
+        /// The file, or `<bytes>`.
+        path: PathBuf,
+        /// The format the content was recognized as (`"OGG"`, `"FLAC"`,
+        /// `"MP3"`).
+        format: &'static str,
+        /// What the decoder said.
+        reason: String,
+    },
 }
+
+/// The formats [`crate::Sound::from_file`] reads, as error messages name them.
+pub const SUPPORTED_FORMATS: &str = "WAV, OGG Vorbis, FLAC or MP3";
 
 impl SoundError {
     /// The file (or `<samples>` / `<bytes>` placeholder) the error is about.
@@ -230,7 +256,9 @@ impl SoundError {
             | SoundError::Empty { path }
             | SoundError::NonFiniteSample { path, .. }
             | SoundError::PartialFrame { path, .. }
-            | SoundError::TooLong { path, .. } => path,
+            | SoundError::TooLong { path, .. }
+            | SoundError::UnknownFormat { path, .. }
+            | SoundError::Malformed { path, .. } => path,
         }
     }
 }
@@ -268,6 +296,16 @@ impl fmt::Display for SoundError {
             ),
             SoundError::TooLong { frames, .. } => {
                 write!(f, "{p}: {frames} frames is longer than the {MAX_FRAMES} allowed")
+            }
+            SoundError::UnknownFormat { reason, .. } if reason.is_empty() => {
+                write!(f, "{p}: unsupported format: expected {SUPPORTED_FORMATS}")
+            }
+            SoundError::UnknownFormat { reason, .. } => write!(
+                f,
+                "{p}: unsupported format ({reason}): expected {SUPPORTED_FORMATS}"
+            ),
+            SoundError::Malformed { format, reason, .. } => {
+                write!(f, "{p}: malformed {format} data: {reason}")
             }
         }
     }

@@ -4,15 +4,15 @@
 //! corruptions of real WAV files (every header byte set to edge values,
 //! random bit flips, cuts at every length). No nightly toolchain needed.
 
+#[path = "support/sound_oracle.rs"]
+mod sound_oracle;
 mod support;
-#[path = "support/wav_oracle.rs"]
-mod wav_oracle;
 
 use std::path::Path;
 
+use sound_oracle::check;
 use support::Rng;
 use voicepool::Sound;
-use wav_oracle::check;
 
 /// Each kept input is named after the outcome it must keep giving: `ok-`,
 /// or the `SoundError` variant in lower case (`notwav-`, `truncated-`, ...).

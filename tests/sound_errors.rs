@@ -158,13 +158,14 @@ fn a_file_cut_short_is_truncated() {
 }
 
 #[test]
-fn more_than_two_channels_is_unsupported() {
+fn more_than_two_channels_are_downmixed_to_stereo() {
+    // Three channels, plain header: the standard order, L R C.
     let path = temp_dir("chan").join("surround.wav");
-    write_wav(&path, spec(3, 48_000, 16), &[0; 30]);
-    let err = Sound::from_wav_file(&path).unwrap_err();
-    assert!(matches!(err, SoundError::Unsupported { .. }), "{err:?}");
-    assert!(err.to_string().contains("3 channels"), "{err}");
-    assert_names_file(&err, &path);
+    write_wav(&path, spec(3, 48_000, 16), &[8192, -8192, 16384, 0, 0, 0]);
+    let s = Sound::from_wav_file(&path).unwrap();
+    assert_eq!((s.channels(), s.frames()), (2, 2));
+    let c = 0.5 * std::f32::consts::FRAC_1_SQRT_2;
+    assert_eq!(s.samples(), &[0.25 + c, -0.25 + c, 0.0, 0.0]);
 }
 
 #[test]

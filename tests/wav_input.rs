@@ -501,10 +501,11 @@ fn compressed_and_companded_formats_are_unsupported_and_named() {
     assert!(e.to_string().contains("0x1234"), "{e}");
 }
 
-/// More than two channels is refused (voicepool plays mono and stereo; a
-/// 5.1 file must be downmixed by the game's tools, where the layout is known).
+/// More than two channels are downmixed to stereo (ITU-R BS.775 for 5.1:
+/// centre and surrounds at 0.7071, LFE dropped), by the channel mask sox
+/// writes in its extensible header (0x3F: L R C LFE Lb Rb).
 #[test]
-fn six_channels_are_unsupported() {
+fn six_channels_are_downmixed_to_stereo() {
     let dir = Scratch::new("ch6");
     let p = dir.path("ch6.wav");
     sox(&[
@@ -522,11 +523,30 @@ fn six_channels_are_unsupported() {
         "0.01",
         "sine",
         "440",
+        "sine",
+        "550",
+        "sine",
+        "660",
+        "sine",
+        "50",
+        "sine",
+        "880",
+        "sine",
+        "990",
     ]);
-    assert_eq!(format_tag(&std::fs::read(&p).unwrap()), 0xFFFE);
-    let e = load_err(&p);
-    assert!(matches!(e, SoundError::Unsupported { .. }), "{e:?}");
-    assert!(e.to_string().contains("6 channels"), "{e}");
+    let bytes = std::fs::read(&p).unwrap();
+    assert_eq!(format_tag(&bytes), 0xFFFE);
+    assert_eq!(&bytes[40..44], &0x3Fu32.to_le_bytes(), "sox's channel mask");
+    let sound = load(&p).unwrap();
+    assert_eq!((sound.channels(), sound.frames()), (2, 480));
+    let h = std::f32::consts::FRAC_1_SQRT_2;
+    let expected: Vec<f32> = sox_samples(&p)
+        .chunks_exact(6)
+        .flat_map(|f| [f[0] + h * f[2] + h * f[4], f[1] + h * f[2] + h * f[5]])
+        .collect();
+    for (i, (got, want)) in sound.samples().iter().zip(&expected).enumerate() {
+        assert!((got - want).abs() < 1e-6, "sample {i}: {got} vs {want}");
+    }
 }
 
 /// WAVE_FORMAT_EXTENSIBLE integer samples with fewer valid bits than their

@@ -6,7 +6,7 @@
 
 use libfuzzer_sys::fuzz_target;
 
-#[path = "../../tests/support/wav_oracle.rs"]
-mod wav_oracle;
+#[path = "../../tests/support/sound_oracle.rs"]
+mod sound_oracle;
 
-fuzz_target!(|data: &[u8]| wav_oracle::check(data));
+fuzz_target!(|data: &[u8]| sound_oracle::check(data));

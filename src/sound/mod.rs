@@ -1,20 +1,51 @@
 //! [`Sound`]: decoded sample data plus the loudness analysis that stealing
-//! ranks by (`sound/loudness.rs`), decoded from WAV (`sound/wav.rs`) or made
-//! in code.
+//! ranks by (`sound/loudness.rs`), decoded from WAV (`sound/wav.rs`), OGG
+//! Vorbis, FLAC or MP3 (`sound/compressed.rs`, told apart by their content
+//! in `sound/decode.rs`), or made in code.
 //!
 //! A sound is decoded to `f32` once, on the game side, and shared by every voice
 //! that plays it (cloning a [`Sound`] clones an `Arc`). At load time voicepool
 //! also measures how loud the sound is at every point of its length, so that the
 //! mixer can tell a loud sound in its silent tail from a faint sound still
 //! sounding without doing any analysis on the audio thread.
+//!
+//! # More than two channels
+//!
+//! Voices play mono and stereo. A file with more channels is downmixed to
+//! stereo at load, each channel by its speaker position (from the file's
+//! channel mask, or the standard order for its channel count):
+//!
+//! | position | left | right |
+//! | --- | --- | --- |
+//! | front left | 1 | 0 |
+//! | front right | 0 | 1 |
+//! | front centre, and the other centre-line speakers (rear centre, top centre, ...) | 0.7071 | 0.7071 |
+//! | LFE | 0 | 0 |
+//! | any other speaker on the left (rear, side, left of centre, top left, ...) | 0.7071 | 0 |
+//! | any other speaker on the right | 0 | 0.7071 |
+//! | unknown (no mask and no standard layout, or more channels than the mask names) | by index: even to the left, odd to the right, 1 for channels 0 and 1, 0.7071 for the rest |
+//!
+//! For 5.1 and 7.1 this is the ITU-R BS.775 downmix, `L = FL + 0.7071 C +
+//! 0.7071 Ls (+ 0.7071 Lb)` and the right mirrored, with the LFE channel
+//! dropped as BS.775 does (it only repeats, boosted for a subwoofer, what
+//! the main channels carry). Gains are not normalized, so a surround file
+//! is as loud as its stereo fold-down; peaks above 1 (at most 2.41 for
+//! 5.1, 3.12 for 7.1) are left to the mixer's limiter, and every sample is
+//! still clamped to ±[`MAX_SAMPLE_MAGNITUDE`]. The standard orders without a
+//! mask (WAV, FLAC): 3 = L R C, 4 (quad) = L R Lb Rb, 5 = L R C Lb Rb,
+//! 6 (5.1) = L R C LFE Lb Rb, 7 (6.1) = L R C LFE Cb Ls Rs, 8 (7.1) = L R C
+//! LFE Lb Rb Ls Rs; OGG Vorbis files are read in the order its
+//! specification gives (5.1 = L C R Lb Rb LFE).
 
 use std::fmt;
-use std::fs::File;
 use std::io::{self, BufReader};
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
-pub use crate::error::{SoundError, MAX_FRAMES, SAMPLE_RATE_RANGE};
+pub use crate::error::{SoundError, MAX_FRAMES, SAMPLE_RATE_RANGE, SUPPORTED_FORMATS};
+mod compressed;
+mod decode;
+mod downmix;
 pub(crate) mod loop_tile;
 pub(crate) mod loudness;
 mod wav;
@@ -86,9 +117,12 @@ const BYTES_ORIGIN: &str = "<bytes>";
 
 impl Sound {
     /// Loads a WAV file: 8, 16, 24 or 32-bit integer PCM or 32-bit float,
-    /// mono or stereo, plain or `WAVE_FORMAT_EXTENSIBLE` headers (including
-    /// fewer valid bits than the container, such as 24 bits in 4 bytes), at
-    /// any rate in [`SAMPLE_RATE_RANGE`].
+    /// plain or `WAVE_FORMAT_EXTENSIBLE` headers (including fewer valid
+    /// bits than the container, such as 24 bits in 4 bytes), at any rate in
+    /// [`SAMPLE_RATE_RANGE`]. More than two channels are downmixed to stereo
+    /// (by the channel mask of an extensible header, or the standard order;
+    /// see [the module documentation](crate::sound)). [`Sound::from_file`]
+    /// reads OGG Vorbis, FLAC and MP3 as well.
     ///
     /// The sound is named after the file stem ([`Sound::name`]). Errors name
     /// the file and the reason:
@@ -98,7 +132,7 @@ impl Sound {
     /// | missing file, directory, pipe or device, unreadable | [`SoundError::Io`] |
     /// | empty file, random bytes, malformed header | [`SoundError::NotWav`] |
     /// | data ends before the length its header gives (even mid-sample) | [`SoundError::Truncated`] |
-    /// | 64-bit float, A-law, µ-law, ADPCM or other compressed data, more than 2 channels | [`SoundError::Unsupported`], naming the format |
+    /// | 64-bit float, A-law, µ-law, ADPCM or other compressed data | [`SoundError::Unsupported`], naming the format |
     /// | a data chunk with zero frames | [`SoundError::Empty`] |
     /// | a header announcing more than [`MAX_FRAMES`] frames | [`SoundError::TooLong`], from the header alone (nothing is read or reserved) |
     /// | more than [`MAX_CHUNKS_BEFORE_DATA`] chunks before `data` | [`SoundError::NotWav`], naming the limit |
@@ -126,32 +160,14 @@ impl Sound {
     /// ```
     pub fn from_wav_file(path: impl AsRef<Path>) -> Result<Sound, SoundError> {
         let path = path.as_ref();
-        let io_err = |source| SoundError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        // Look before opening: opening a FIFO (or some devices) blocks until
-        // a writer appears, and a game must never hang on a bad path.
-        let meta = std::fs::metadata(path).map_err(io_err)?;
-        if meta.is_dir() {
-            return Err(io_err(io::Error::other("is a directory")));
-        }
-        if !meta.is_file() {
-            return Err(io_err(io::Error::other(
-                "not a regular file (a pipe, socket or device)",
-            )));
-        }
-        let file = File::open(path).map_err(io_err)?;
-        if meta.len() == 0 {
+        let (file, len) = decode::open_regular(path)?;
+        if len == 0 {
             return Err(SoundError::NotWav {
                 path: path.to_path_buf(),
                 reason: "the file is empty (0 bytes)".into(),
             });
         }
-        let name = path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| path.display().to_string());
+        let name = decode::name_of(path);
         wav::decode(BufReader::new(file), path, name)
     }
 

@@ -5,6 +5,7 @@
 use std::io::{self, Read, Seek};
 use std::path::Path;
 
+use super::downmix::{self, Downmix};
 use super::{Sound, SoundError, MAX_FRAMES, SAMPLE_RATE_RANGE};
 
 /// No more than this many samples are reserved up front when a WAV header
@@ -80,11 +81,21 @@ fn decode_samples<R: Read>(
     let unsupported = |reason: String| unsupported(path, reason);
     let spec = wav.spec();
     let channels = spec.channels as usize;
-    if channels > 2 {
-        return Err(unsupported(format!(
-            "{channels} channels (only mono and stereo are played)"
-        )));
-    }
+    // More than two channels are downmixed to stereo by the extensible
+    // header's channel mask (if it is for these channels), else by the
+    // standard order.
+    let mask = fmt
+        .as_ref()
+        .filter(|f| f.channels == spec.channels)
+        .and_then(|f| f.channel_mask);
+    let build = |mut samples: Vec<f32>| {
+        let mut channels = channels;
+        if channels > 2 {
+            Downmix::new(&downmix::positions(channels, mask)).in_place(&mut samples);
+            channels = 2;
+        }
+        Sound::build(path, name, channels, spec.sample_rate, samples)
+    };
     if !SAMPLE_RATE_RANGE.contains(&spec.sample_rate) {
         return Err(SoundError::BadSampleRate {
             path: path.to_path_buf(),
@@ -171,7 +182,7 @@ fn decode_samples<R: Read>(
             let scale = 1.0 / f64::from(1u32 << 31);
             samples.extend(ints.iter().map(|&v| (f64::from(v) * scale) as f32));
         }
-        return Sound::build(path, name, channels, spec.sample_rate, samples);
+        return build(samples);
     }
     match (spec.sample_format, spec.bits_per_sample) {
         (hound::SampleFormat::Float, 32) => {
@@ -200,7 +211,7 @@ fn decode_samples<R: Read>(
     if samples.len() < claimed {
         return Err(truncated(samples.len()));
     }
-    Sound::build(path, name, channels, spec.sample_rate, samples)
+    build(samples)
 }
 
 /// The parts of a WAV `fmt ` chunk needed to name a format, read without
@@ -217,6 +228,9 @@ struct FmtInfo {
     /// For `WAVE_FORMAT_EXTENSIBLE`: the format code inside the sub-format
     /// GUID, when it is one of the standard `KSDATAFORMAT_SUBTYPE_*` GUIDs.
     sub_tag: Option<u16>,
+    /// For `WAVE_FORMAT_EXTENSIBLE`: the speaker positions of the channels
+    /// (`dwChannelMask`).
+    channel_mask: Option<u32>,
 }
 
 const WAVE_FORMAT_EXTENSIBLE: u16 = 0xFFFE;
@@ -404,7 +418,12 @@ fn parse_fmt(f: &[u8]) -> Option<FmtInfo> {
     } else {
         u16_at(18).map(|v| if v == 0 { bits } else { v })
     };
+    let channel_mask = f
+        .get(20..24)
+        .filter(|_| extensible)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
     Some(FmtInfo {
+        channel_mask,
         tag,
         channels: u16_at(2)?,
         block_align: u16_at(12)?,

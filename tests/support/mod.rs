@@ -2,6 +2,8 @@
 //! up after itself, and running sox (which `scripts/setup.sh` installs).
 #![allow(dead_code)]
 
+pub mod codecs;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};

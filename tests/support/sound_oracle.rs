@@ -1,16 +1,31 @@
-//! The oracle of the `wav_bytes` fuzz target, shared by the target
-//! (`fuzz/fuzz_targets/wav_bytes.rs`) and `tests/fuzz_regressions.rs`
-//! (both include this file with `#[path]`).
+//! The oracle of the fuzz targets, shared by the targets
+//! (`fuzz/fuzz_targets/wav_bytes.rs`, `sound_bytes.rs`) and the tests that
+//! run the same checks without a fuzzer (`tests/fuzz_regressions.rs`,
+//! `tests/formats_fuzz.rs`; all include this file with `#[path]`).
+#![allow(dead_code)] // each includer uses one of the two checks
 
 use std::path::Path;
 
 use voicepool::sound::MAX_SAMPLE_MAGNITUDE;
-use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound, SoundError};
 
-/// The fuzz target's oracle: an error names `<bytes>`; a sound is sane and
-/// plays without a bad sample reaching the output.
+/// The `wav_bytes` target: `Sound::from_wav_bytes`, checked by [`check_result`].
 pub fn check(data: &[u8]) {
-    match Sound::from_wav_bytes(data) {
+    check_result(&Sound::from_wav_bytes(data));
+}
+
+/// The `sound_bytes` target: `Sound::from_bytes` (any format), checked by
+/// [`check_result`]; gives the result.
+pub fn check_any_format(data: &[u8]) -> Result<Sound, SoundError> {
+    let result = Sound::from_bytes(data);
+    check_result(&result);
+    result
+}
+
+/// An error names `<bytes>`; a sound is sane and plays without a bad
+/// sample reaching the output.
+fn check_result(result: &Result<Sound, SoundError>) {
+    match result {
         Err(e) => {
             assert_eq!(e.path(), Path::new("<bytes>"));
             assert!(!e.to_string().is_empty());
@@ -32,10 +47,10 @@ pub fn check(data: &[u8]) {
             })
             .unwrap();
             engine
-                .play(&sound, PlayParams::default().volume(4.0))
+                .play(sound, PlayParams::default().volume(4.0))
                 .unwrap();
             engine
-                .play(&sound, PlayParams::default().pitch(0.37).looping(true))
+                .play(sound, PlayParams::default().pitch(0.37).looping(true))
                 .unwrap();
             for _ in 0..4 {
                 assert!(engine
