@@ -34,7 +34,7 @@ use voicepool::{
 /// Live device or, failing that, an offline engine rendered once a frame.
 enum Output {
     Live(AudioEngine),
-    Simulated(OfflineEngine),
+    Simulated(Box<OfflineEngine>),
 }
 
 impl Output {
@@ -121,7 +121,7 @@ fn main() {
         Err(e) => {
             println!("{e}\nsimulating the device: rendering 1/60 s per frame offline");
             match OfflineEngine::new(settings) {
-                Ok(e) => Output::Simulated(e),
+                Ok(e) => Output::Simulated(Box::new(e)),
                 Err(e) => {
                     eprintln!("game_loop: {e}");
                     std::process::exit(1);

@@ -36,8 +36,13 @@
 //!   intervals ([`Controller::create_group`], [`GroupSettings`]), buses with
 //!   volume fades and pause ([`Controller::create_bus`],
 //!   [`Controller::set_bus_volume`], [`Controller::pause_bus`]), the master
-//!   volume at run time, one voice's pause, resume and fades, and what a
-//!   handle plays ([`Controller::voice_info`]).
+//!   volume at run time, one voice's pause, resume and fades, what a
+//!   handle plays ([`Controller::voice_info`]), virtual voices that keep
+//!   time without a slot and come back sample-exactly
+//!   ([`PlayParams::virtualize`], [`Event::Virtualized`],
+//!   [`Event::Resumed`], [`Engine::virtual_slots`]), and starts scheduled
+//!   to the frame on the engine's clock ([`PlayParams::start_at`],
+//!   [`Controller::clock`]).
 //! - [`Mixer`] ([`mixer`]): the audio side, with the real-time contract.
 //! - [`AudioEngine`] ([`output::cpal`]): live output on a cpal device.
 //! - [`OfflineEngine`] ([`output::offline`]): deterministic rendering.

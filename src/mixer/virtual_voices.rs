@@ -110,7 +110,10 @@ impl Mixer {
             order,
         };
         let parked = match self.virtuals.insert(parked) {
-            Ok(i) => return Ok(self.parked(i)),
+            Ok(i) => {
+                self.parked(i);
+                return Ok(());
+            }
             Err(p) => p,
         };
         let Some((j, least)) = self.virtuals.least() else {
@@ -128,7 +131,10 @@ impl Mixer {
             self.event(Event::Stolen { victim, by });
         }
         match self.virtuals.insert(parked) {
-            Ok(i) => Ok(self.parked(i)),
+            Ok(i) => {
+                self.parked(i);
+                Ok(())
+            }
             Err(p) => Err(p.voice),
         }
     }
