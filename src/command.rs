@@ -457,6 +457,11 @@ impl Event {
 /// | `Virtualized` | the first frame of the block in which the voice lost its slot |
 /// | `Resumed` | the frame of the first sample it sounds again |
 /// | `Ended` of a virtual voice | the frame at which it would have stopped sounding had it played (a one-shot's end), or the first frame of the block that took its `stop` |
+///
+/// With [`crate::PlayParams::start_at`], `Started` carries the scheduled
+/// frame while the voice waits; a `stop` or steal before then is stamped
+/// with the block that took it, so it can come before its `Started` frame
+/// (events are reported in the order they happen, not sorted by frame).
 /// | `Ended` | the frame at which the voice stopped sounding: its last sample was at `frame - 1` (a one-shot's end, or the end of a stop's fade) |
 /// | `Ended` after the mixer was dropped | the frame at which the mixer stopped |
 /// | `StreamError` | frames rendered when the error was reported |

@@ -88,7 +88,7 @@ pub struct EngineSettings {
     /// Virtual voices: room for voices that lost their slot (stolen,
     /// limited by a group, or refused by a full pool) but asked to keep
     /// time ([`crate::PlayParams::virtualize`]) and come back when there
-    /// is room (0 to [`MAX_VIRTUAL_VOICES`]). About 150 bytes each,
+    /// is room (0 to [`MAX_VIRTUAL_VOICES`]). About 200 bytes each,
     /// allocated when the engine is made; a virtual voice costs no mixing.
     /// Default 64.
     pub virtual_voices: usize,

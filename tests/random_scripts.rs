@@ -745,12 +745,22 @@ proptest! {
     /// engine, so virtual voices pile up, get dropped, expire and come back.
     #[test]
     fn long_scripts_keep_every_promise(s in script_of(16_000..16_200)) {
-        // A game that keeps up: commands always fit, every event is read.
-        let s = Script { command_capacity: 1024, generous_events: true, event_capacity: 1 << 16, ..s };
+        // A game that keeps up (commands always fit, every event is read),
+        // with room for voices to come back: a pool of at least 8 and a
+        // virtual pool of at least 4 (a 1-voice pool refilled every few
+        // hundred frames never stays free long enough for a comeback).
+        let s = Script {
+            command_capacity: 1024,
+            generous_events: true,
+            event_capacity: 1 << 16,
+            voices: s.voices.max(8),
+            virtual_voices: s.virtual_voices.max(4),
+            ..s
+        };
         let run = run(&s)?;
         prop_assert!(run.handles.len() >= 2_000, "only {} plays", run.handles.len());
         prop_assert!(run.virtualizing >= 800, "only {} virtualizing", run.virtualizing);
-        prop_assert!(run.engine.stats().resumed > 0);
+        prop_assert!(run.engine.stats().resumed > 0, "{:?}", run.engine.stats());
     }
 }
 

@@ -65,7 +65,12 @@ fn offline_engine_churn_in_realtime_context() {
             } else {
                 sine(440.0, 0.2, 44_100, 0.4)
             };
-            let burst = if i % 100 == 0 { 40 } else { 2 };
+            // Bursts, churn, and lulls in which virtual voices come back.
+            let burst = match i % 300 {
+                220.. => 0,
+                _ if i % 100 == 0 => 40,
+                _ => 2,
+            };
             for j in 0..burst {
                 let p = PlayParams::default()
                     .volume(0.1 * (j % 10) as f32)
@@ -139,7 +144,7 @@ fn offline_engine_churn_in_realtime_context() {
             assert!(st.started > 500 && st.ended > 100, "{st:?}");
             assert!(st.steals > 100 && st.limited > 100, "{st:?}");
         }
-        assert!(st.virtualized > 100 && st.resumed > 10, "{st:?}");
+        assert!(st.virtualized > 100 && st.resumed > 5, "{st:?}");
         drop(e);
     }
 }

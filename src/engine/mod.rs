@@ -375,7 +375,10 @@ impl Engine {
                 backlog: VecDeque::with_capacity(settings.event_capacity),
                 backlog_capacity: settings.event_capacity,
                 live: HashMap::with_capacity(
-                    settings.command_capacity + settings.voices + settings.event_capacity,
+                    settings.command_capacity
+                        + settings.voices
+                        + settings.virtual_voices
+                        + settings.event_capacity,
                 ),
                 // Enough to name every voice one drain can return: the
                 // backlog, the audio side's ring, and an `Ended` for every
@@ -383,7 +386,7 @@ impl Engine {
                 retired: Retired::new(
                     2 * settings.event_capacity
                         + settings.command_capacity
-                        + 2 * settings.voices
+                        + 2 * (settings.voices + settings.virtual_voices)
                         + 2,
                 ),
                 groups_made: 0,

@@ -109,6 +109,8 @@ pub struct Mixer {
     room_changed: bool,
     /// Since when the pool has had a free slot (at block ends), if it has.
     free_since: Option<u64>,
+    /// A bus (or the master) was resumed in this drain.
+    buses_resumed: bool,
     /// The frame at or after which virtual voices next try to take the
     /// slot of a less audible real voice.
     next_swap: u64,
@@ -159,6 +161,7 @@ impl Mixer {
             virtuals: Box::new(VirtualPool::new(settings.virtual_voices)),
             room_changed: false,
             free_since: None,
+            buses_resumed: false,
             next_swap: 0,
             tails: Tails::new(settings.voices),
             audibility: Audibility::new(out_rate),
@@ -364,6 +367,9 @@ impl Mixer {
     fn drain_commands(&mut self) {
         self.drain_queue();
         self.refresh_bus_levels();
+        if std::mem::take(&mut self.buses_resumed) {
+            self.buses_resumed_virtual();
+        }
     }
 
     fn drain_queue(&mut self) {
@@ -428,10 +434,13 @@ impl Mixer {
                     // bus volumes changed.
                     // (`Buses` marks the bus.)
                 }
-                Command::PauseBus { bus } => self.buses.set_paused(bus, true),
+                Command::PauseBus { bus } => {
+                    self.buses.set_paused(bus, true);
+                }
                 Command::ResumeBus { bus } => {
-                    self.buses.set_paused(bus, false);
-                    self.bus_resumed(bus);
+                    // Its virtual voices may end again: one pass after the
+                    // drain, however many buses resumed.
+                    self.buses_resumed |= self.buses.set_paused(bus, false);
                 }
             }
         }
@@ -505,6 +514,8 @@ impl Mixer {
                     if let Err(voice) = self.park(who, voice, order, handle) {
                         drop(voice); // an Arc decrement: the game side holds the sound
                     } else {
+                        // Accepted: a retrigger interval counts from it.
+                        self.pool.accepted_virtual(who.group, now);
                         self.started(handle, starts);
                         self.virtualized(handle);
                         return;
@@ -534,7 +545,7 @@ impl Mixer {
         let now = self.frame;
         let victim = VoiceHandle::new(self.engine, old.who.id);
         let mut voice = old.voice;
-        let sounded = old.start < now && voice.peak_gain() > 0.0;
+        let sounded = old.start < now && !voice.is_waiting() && voice.peak_gain() > 0.0;
         if old.who.virtualize && !voice.is_stopping() && self.virtuals.len() > 0 {
             let keep = voice.fork();
             if sounded {

@@ -57,10 +57,20 @@ pub(crate) const COMEBACK_SETTLE_MS: u64 = 50;
 /// more wait for the next block and report their exact end frame then.
 const ENDS_PER_BLOCK: usize = 64;
 
+/// What an attempt to bring a virtual voice back did.
+enum Outcome {
+    /// One came back.
+    Back,
+    /// None can come back until something changes.
+    Nobody,
+    /// One could, in a later block.
+    Later,
+}
+
 impl Mixer {
     /// Brings virtual voice `v` (with its `clock`) up to frame `now`;
-    /// `Some(k)` if it ended `k` frames after its clock's frame (frames its
-    /// bus held it by a pause not counted).
+    /// `Some(frame)` if it ended, at that frame (frames its bus held it by
+    /// a pause not counted: an end within a hold is placed as if none).
     fn catch_up(
         buses: &crate::render::buses::Buses,
         v: &mut Voice,
@@ -68,11 +78,12 @@ impl Mixer {
         now: u64,
     ) -> Option<u64> {
         let held = buses.held_frames(v.bus());
+        let since = clock.since;
         let elapsed = now
-            .saturating_sub(clock.since)
+            .saturating_sub(since)
             .saturating_sub(held.saturating_sub(clock.held));
         *clock = Clock { since: now, held };
-        v.skip(elapsed)
+        v.skip(elapsed).map(|k| (since + k).min(now))
     }
 
     /// The frame voice `v`, up to date at `now`, ends at if nothing
@@ -222,17 +233,21 @@ impl Mixer {
         });
     }
 
-    /// Bus `bus` (or the master: all of them) was resumed: its virtual
-    /// voices, held while it was paused, may end again.
-    pub(super) fn bus_resumed(&mut self, bus: u16) {
+    /// Buses were resumed: virtual voices that a pause held (end frame
+    /// unknown) and are free to move again get their end frame back. One
+    /// pass, only after a drain that resumed a paused bus.
+    pub(super) fn buses_resumed_virtual(&mut self) {
+        // Voices the pause held may come back now.
+        self.room_changed = true;
         let (now, buses) = (self.frame, &self.buses);
-        let all = bus == crate::command::MASTER_BUS;
         self.virtuals.for_each(|_, v, clock| {
-            if !(all || v.bus() == bus) {
+            if buses.is_frozen(v.bus()) {
                 return None;
             }
-            Self::catch_up(buses, v, clock, now);
-            Some(v.frames_left().map_or(NEVER, |k| now.saturating_add(k)))
+            match Self::catch_up(buses, v, clock, now) {
+                Some(at) => Some(at),
+                None => Some(v.frames_left().map_or(NEVER, |k| now.saturating_add(k))),
+            }
         });
     }
 
@@ -240,30 +255,38 @@ impl Mixer {
     /// some are re-ranked, and the most deserving come back into free slots
     /// or, now and then, in place of a much less audible real voice.
     pub(super) fn keep_virtual_time(&mut self, frames: usize) {
+        let now = self.frame;
+        let free = self.pool.live() < self.pool.len();
+        self.free_since = free.then(|| self.free_since.unwrap_or(now));
         if self.virtuals.live() == 0 {
             return;
         }
         self.expire_virtual();
         self.refresh_virtual(frames);
-        let now = self.frame;
-        let free = self.pool.live() < self.pool.len();
-        self.free_since = free.then(|| self.free_since.unwrap_or(now));
-        let settle = COMEBACK_SETTLE_MS * u64::from(self.out_rate) / 1_000;
-        let settled = self.free_since.is_some_and(|f| now - f >= settle);
-        if self.room_changed && settled {
-            self.room_changed = false;
+        if self.room_changed && self.settled() {
             for _ in 0..RESUMES_PER_BLOCK {
-                if !self.resume_one(false) {
-                    break;
+                match self.resume_one(false) {
+                    Outcome::Back => continue,
+                    // Nobody can come back now: wait for the next change.
+                    Outcome::Nobody => self.room_changed = false,
+                    // Someone could, in a later block (no event room yet).
+                    Outcome::Later => {}
                 }
-                // More may fit next block.
-                self.room_changed = true;
+                break;
             }
         }
         if self.frame >= self.next_swap {
             self.next_swap = self.frame + SWAP_PERIOD;
             self.resume_one(true);
         }
+    }
+
+    /// Whether the pool has had a free slot long enough for a virtual
+    /// voice to come back into it.
+    fn settled(&self) -> bool {
+        let settle = COMEBACK_SETTLE_MS * u64::from(self.out_rate) / 1_000;
+        self.free_since
+            .is_some_and(|f| self.frame.saturating_sub(f) >= settle)
     }
 
     /// Room in the event queue for `n` more events, beyond one `Ended` per
@@ -309,57 +332,96 @@ impl Mixer {
             .min(REFRESHES_PER_BLOCK);
         let (now, audibility, buses) = (self.frame, self.audibility, &self.buses);
         let counters = &self.counters;
-        self.virtuals.refresh(count, |i, v, clock| {
-            Self::catch_up(buses, v, clock, now);
+        self.virtuals.refresh(count, |i, v, clock, ends| {
+            let ended = Self::catch_up(buses, v, clock, now);
             let level = level_of(&audibility, buses, v);
             counters.publish_virtual_level(i, level.sqrt());
-            (level, Self::end_frame(buses, v, now))
+            // An end not reported yet keeps its frame.
+            let new_end = match ended {
+                Some(at) => at.min(ends),
+                None => Self::end_frame(buses, v, now),
+            };
+            (level, new_end)
         });
     }
 
-    /// Brings back the most deserving virtual voice: into a free slot
-    /// (`swap` false: only voices whose group has room), or (`swap` true)
-    /// wherever the voice manager lets it come back, in place of a less
-    /// audible voice if need be. Returns whether one came back.
-    fn resume_one(&mut self, swap: bool) -> bool {
-        if !self.room_for(2) {
+    /// Whether virtual entry `i` could come back now: not held (paused,
+    /// or on a paused bus: it would come back silent and send an audible
+    /// voice away), and, for a free slot (`free`), its group has room,
+    /// else its group could make room.
+    fn may_come_back(&self, i: usize, who: &Identity, free: bool) -> bool {
+        let Some(v) = self.virtuals.voice(i) else {
+            return false;
+        };
+        if v.is_held() || self.buses.is_frozen(v.bus()) {
             return false;
         }
+        if free {
+            self.pool.has_room(who.group)
+        } else {
+            self.pool.may_replace_for(who.group)
+        }
+    }
+
+    /// Brings back the most deserving virtual voice that may come back:
+    /// into a free slot (`swap` false: only voices whose group has room,
+    /// once the pool has had a free slot for the settle time), or (`swap`
+    /// true) wherever the voice manager lets it, in place of a less
+    /// audible voice if need be.
+    fn resume_one(&mut self, swap: bool) -> Outcome {
+        if !self.room_for(2) {
+            return Outcome::Later;
+        }
         let now = self.frame;
-        let pool = &self.pool;
-        let free = pool.live() < pool.len();
-        let best = if swap {
-            self.virtuals.top()
+        let free = self.pool.live() < self.pool.len() && self.settled();
+        let candidate = if swap {
+            // Usually the cached most deserving entry; if it cannot come
+            // back, one pass for the most deserving that can.
+            let top = self.virtuals.top();
+            match top.filter(|&i| self.may_come_back(i, &self.virtuals.who(i), false)) {
+                Some(i) => Some(i),
+                None => self
+                    .virtuals
+                    .best(|i, who| Some(i) != top && self.may_come_back(i, who, false)),
+            }
         } else if free {
-            self.virtuals.best(|who| pool.has_room(who.group))
+            self.virtuals
+                .best(|i, who| self.may_come_back(i, who, true))
         } else {
             None
         };
-        let Some(i) = best else {
-            return false;
+        let Some(i) = candidate else {
+            return Outcome::Nobody;
         };
         let (who, level) = (self.virtuals.who(i), self.virtuals.level(i));
         let hold = SWAP_HOLD_SECONDS * u64::from(self.out_rate);
-        let Some(place) = self
-            .pool
-            .comeback(who, level, now, self.rules, (SWAP_MARGIN, hold))
-        else {
-            return false;
+        let margin = (SWAP_MARGIN, hold);
+        let Some(place) = self.pool.comeback(who, level, now, self.rules, margin) else {
+            return Outcome::Nobody;
         };
+        if place == Comeback::Free && !free {
+            // A slot is free but has not stayed free long enough.
+            return Outcome::Later;
+        }
         if !swap && place != Comeback::Free {
-            return false;
+            return Outcome::Nobody;
         }
         let buses = &self.buses;
         let Some((v, clock)) = self.virtuals.get_mut(i) else {
-            return false;
+            return Outcome::Nobody;
         };
-        if Self::catch_up(buses, v, clock, now).is_some() || v.is_finished() {
-            // Over exactly now (or stopped): its end is due this block.
-            self.virtuals.set_ends(i, now);
-            return false;
+        if let Some(at) = Self::catch_up(buses, v, clock, now) {
+            // Over already (its end not reported yet): due this block.
+            let at = at.min(self.virtuals.ends(i));
+            self.virtuals.set_ends(i, at);
+            return Outcome::Later;
+        }
+        if v.is_finished() {
+            self.virtuals.set_ends(i, now.min(self.virtuals.ends(i)));
+            return Outcome::Later;
         }
         let Some((who, mut voice, order, _)) = self.unpark(i) else {
-            return false;
+            return Outcome::Nobody;
         };
         voice.wake(self.steal_fade);
         let level = level_of(&self.audibility, &self.buses, &voice);
@@ -377,24 +439,24 @@ impl Mixer {
                 if let Err(back) = self.pool.acquire(new) {
                     // Cannot happen (a slot was free); keep it virtual.
                     self.reinsert(back.who, back.voice, back.order);
-                    return false;
+                    return Outcome::Nobody;
                 }
             }
             Comeback::Replace(slot) => match self.pool.replace(slot, new) {
                 Ok(old) => {
                     self.resumed(handle);
                     self.displace(old, handle);
-                    return true;
+                    return Outcome::Back;
                 }
                 Err(voice) => {
                     // Cannot happen (the slot was live); keep it virtual.
                     self.reinsert(who, voice, order);
-                    return false;
+                    return Outcome::Nobody;
                 }
             },
         }
         self.resumed(handle);
-        true
+        Outcome::Back
     }
 
     /// Puts a voice that could not come back into the virtual pool again

@@ -205,19 +205,23 @@ impl Buses {
     /// whole fade from full, none from silence), so its voices never move
     /// on unheard: pausing again right after a resume holds them where
     /// they were.
-    pub(crate) fn set_paused(&mut self, b: u16, paused: bool) {
+    /// Returns whether it changed anything.
+    pub(crate) fn set_paused(&mut self, b: u16, paused: bool) -> bool {
         let fade = self.pause_fade;
-        if let Some(bus) = self.buses.get_mut(usize::from(b)) {
-            if bus.paused != paused {
-                bus.paused = paused;
-                if paused {
-                    let frames = (fade as f32 * bus.pause.value.clamp(0.0, 1.0)).ceil();
-                    bus.pause.to(0.0, frames as u32);
-                } else {
-                    bus.pause.to(1.0, fade);
-                }
-            }
+        let Some(bus) = self.buses.get_mut(usize::from(b)) else {
+            return false;
+        };
+        if bus.paused == paused {
+            return false;
         }
+        bus.paused = paused;
+        if paused {
+            let frames = (fade as f32 * bus.pause.value.clamp(0.0, 1.0)).ceil();
+            bus.pause.to(0.0, frames as u32);
+        } else {
+            bus.pause.to(1.0, fade);
+        }
+        true
     }
 
     /// The power gain a voice on bus `b` gets from its bus's volume, as it

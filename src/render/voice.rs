@@ -197,6 +197,16 @@ impl Voice {
         self.ramp_to(target, frames.max(self.resume_ramp));
     }
 
+    /// True while it waits for a scheduled start (silent so far).
+    pub(crate) fn is_waiting(&self) -> bool {
+        self.delay > 0
+    }
+
+    /// True while paused or fading for a pause: it would come back silent.
+    pub(crate) fn is_held(&self) -> bool {
+        matches!(self.phase, Phase::Pausing | Phase::Paused)
+    }
+
     /// True while stopping (fading to its end, or stopped while frozen).
     pub(crate) fn is_stopping(&self) -> bool {
         self.phase == Phase::Stopping

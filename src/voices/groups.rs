@@ -94,6 +94,15 @@ impl Groups {
         }
     }
 
+    /// A play of group `index` was accepted at frame `now` without a slot
+    /// (it went virtual): the retrigger interval counts from it as from a
+    /// start.
+    pub(crate) fn accepted(&mut self, index: u16, now: u64) {
+        if let Some(g) = self.groups.get_mut(usize::from(index)) {
+            g.last_start = Some(now);
+        }
+    }
+
     /// Whether group `index` has room for one more member (no group
     /// always has). The retrigger interval is not asked: it applies to
     /// new plays, not to virtual voices coming back.

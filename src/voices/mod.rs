@@ -269,6 +269,22 @@ impl<V> VoicePool<V> {
         self.groups.has_room(group)
     }
 
+    /// A play of group `group` was accepted at `now` as a virtual voice:
+    /// the group's retrigger interval counts from it.
+    pub(crate) fn accepted_virtual(&mut self, group: u16, now: u64) {
+        self.groups.accepted(group, now);
+    }
+
+    /// Whether a virtual voice of group `group` could ever come back in
+    /// place of another: its group has room, or a policy that replaces.
+    pub(crate) fn may_replace_for(&self, group: u16) -> bool {
+        self.groups.has_room(group)
+            || self
+                .groups
+                .policy(group)
+                .is_some_and(|p| p != StealPolicy::Reject)
+    }
+
     /// Slots holding a voice.
     pub(crate) fn live(&self) -> usize {
         self.slots.live()

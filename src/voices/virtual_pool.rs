@@ -192,6 +192,14 @@ impl<V> VirtualPool<V> {
         self.who.get(i).copied().unwrap_or(Identity::NOBODY)
     }
 
+    /// Voice `i`, to look at.
+    pub(crate) fn voice(&self, i: usize) -> Option<&V> {
+        match self.slots.slots().get(i) {
+            Some(super::free_list::Slot::Live(v)) => Some(v),
+            _ => None,
+        }
+    }
+
     /// Voice `i`'s audibility level.
     pub(crate) fn level(&self, i: usize) -> f32 {
         self.levels.get(i).copied().unwrap_or(0.0)
@@ -235,7 +243,7 @@ impl<V> VirtualPool<V> {
     /// [`VirtualPool::best`], but kept as keys change, so usually O(1).
     pub(crate) fn top(&mut self) -> Option<usize> {
         if self.top.is_none() && self.live() > 0 {
-            self.top = self.best(|_| true);
+            self.top = self.best(|_, _| true);
         }
         self.top
     }
@@ -268,7 +276,7 @@ impl<V> VirtualPool<V> {
     /// The voice that most deserves a slot (protected first, then the
     /// highest priority, then the most audible; ties to the oldest) among
     /// those `eligible` accepts. One pass over the keys.
-    pub(crate) fn best(&self, mut eligible: impl FnMut(&Identity) -> bool) -> Option<usize> {
+    pub(crate) fn best(&self, mut eligible: impl FnMut(usize, &Identity) -> bool) -> Option<usize> {
         let mut best: Option<(usize, u64, u64)> = None;
         for (i, &k) in self.keys.iter().enumerate() {
             if k == 0 || best.is_some_and(|(_, bk, _)| k < bk) {
@@ -276,7 +284,7 @@ impl<V> VirtualPool<V> {
             }
             let order = self.orders.get(i).copied().unwrap_or(0);
             let better = best.is_none_or(|(_, bk, bo)| k > bk || order < bo);
-            if better && self.who.get(i).is_some_and(&mut eligible) {
+            if better && self.who.get(i).is_some_and(|w| eligible(i, w)) {
                 best = Some((i, k, order));
             }
         }
@@ -305,19 +313,20 @@ impl<V> VirtualPool<V> {
     }
 
     /// Calls `f` on the next `count` entries, round robin (free ones
-    /// skipped); `f` brings the voice up to date and returns its new level
-    /// and end frame.
+    /// skipped), with each one's end frame; `f` brings the voice up to
+    /// date and returns its new level and end frame.
     pub(crate) fn refresh(
         &mut self,
         count: usize,
-        mut f: impl FnMut(usize, &mut V, &mut Clock) -> (f32, u64),
+        mut f: impl FnMut(usize, &mut V, &mut Clock, u64) -> (f32, u64),
     ) {
         let len = self.slots.len();
         for _ in 0..count.min(len) {
             let i = self.refresh_cursor;
             self.refresh_cursor = if i + 1 >= len { 0 } else { i + 1 };
+            let old_end = self.ends(i);
             if let Some((v, clock)) = self.get_mut(i) {
-                let (level, ends) = f(i, v, clock);
+                let (level, ends) = f(i, v, clock, old_end);
                 self.set_level(i, level);
                 self.set_ends(i, ends);
             }
