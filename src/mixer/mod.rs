@@ -250,6 +250,13 @@ impl Mixer {
             *odd = 0.0;
         }
         self.drain_commands();
+        // Since when a slot has been free (a virtual voice comes back into
+        // one that stays free a while): reset while the pool is full.
+        if self.pool.live() == self.pool.len() {
+            self.free_since = None;
+        } else if self.free_since.is_none() {
+            self.free_since = Some(self.frame);
+        }
         let end_frame = self.frame + frames as u64;
         let Mixer {
             engine,
@@ -261,6 +268,7 @@ impl Mixer {
             rules,
             frame,
             room_changed,
+            free_since,
             ..
         } = self;
         let isa = rules.isa;
@@ -289,6 +297,7 @@ impl Mixer {
                 Counters::bump(&counters.ended);
                 // The frame after the voice's last sample.
                 let at = chunk_start + sounded as u64;
+                free_since.get_or_insert(at);
                 let voice = VoiceHandle::new(*engine, id);
                 push_event(events, counters, at, Event::Ended { voice });
             });

@@ -255,9 +255,6 @@ impl Mixer {
     /// some are re-ranked, and the most deserving come back into free slots
     /// or, now and then, in place of a much less audible real voice.
     pub(super) fn keep_virtual_time(&mut self, frames: usize) {
-        let now = self.frame;
-        let free = self.pool.live() < self.pool.len();
-        self.free_since = free.then(|| self.free_since.unwrap_or(now));
         if self.virtuals.live() == 0 {
             return;
         }
