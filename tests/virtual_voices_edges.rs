@@ -10,7 +10,8 @@ mod common;
 use std::time::Duration;
 
 use voicepool::{
-    EngineSettings, Event, GroupSettings, OfflineEngine, PlayParams, StealPolicy, TimedEvent,
+    EngineSettings, Event, GroupHandle, GroupSettings, OfflineEngine, PlayParams, Sound,
+    StealPolicy, TimedEvent,
 };
 
 const BLOCK: usize = 480;
@@ -31,6 +32,25 @@ fn run(e: &mut OfflineEngine, blocks: usize, events: &mut Vec<TimedEvent>) -> Ve
         events.extend(e.drain_timed_events());
     }
     out
+}
+
+/// A group of one voice that refuses newcomers, filled by a protected,
+/// top-priority loop of `hum`.
+fn full_reject_group(e: &mut OfflineEngine, hum: &Sound) -> GroupHandle {
+    let g = e
+        .create_group(GroupSettings {
+            max_voices: 1,
+            policy: StealPolicy::Reject,
+            ..Default::default()
+        })
+        .unwrap();
+    let p = PlayParams::default()
+        .looping(true)
+        .group(g)
+        .priority(255)
+        .protected(true);
+    e.play(hum, p).unwrap();
+    g
 }
 
 fn frame_of(events: &[TimedEvent], wanted: Event) -> Option<u64> {
@@ -161,23 +181,8 @@ fn a_virtual_voice_that_cannot_come_back_does_not_block_others() {
     let mut results = Vec::new();
     for with_x in [false, true] {
         let mut e = engine(2, 8);
-        let g = e
-            .create_group(GroupSettings {
-                max_voices: 1,
-                policy: StealPolicy::Reject,
-                ..Default::default()
-            })
-            .unwrap();
+        let g = full_reject_group(&mut e, &hum);
         let mut ev = Vec::new();
-        e.play(
-            &hum,
-            PlayParams::default()
-                .looping(true)
-                .group(g)
-                .priority(255)
-                .protected(true),
-        )
-        .unwrap();
         let w = e
             .play(
                 &hum,
@@ -271,23 +276,8 @@ fn a_comeback_held_back_by_a_full_event_queue_happens_later() {
             ..Default::default()
         })
         .unwrap();
-        let g = e
-            .create_group(GroupSettings {
-                max_voices: 1,
-                policy: StealPolicy::Reject,
-                ..Default::default()
-            })
-            .unwrap();
+        let g = full_reject_group(&mut e, &hum);
         let mut ev = Vec::new();
-        e.play(
-            &hum,
-            PlayParams::default()
-                .looping(true)
-                .group(g)
-                .priority(255)
-                .protected(true),
-        )
-        .unwrap();
         run(&mut e, 2, &mut ev);
         let x = e
             .play(
