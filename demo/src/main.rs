@@ -830,6 +830,9 @@ const SPARKLE_COLOURS: [&str; 6] = [
     "#6a4c93", "#4361ee", "#7209b7", "#3a86ff", "#9d4edd", "#4895ef",
 ];
 
+/// The mark where a virtual voice came back (dark, to show on any bar).
+const COMEBACK: &str = "#1d3557";
+
 fn colour(sound: usize) -> &'static str {
     match sound {
         AMBIENCE => "#2a9d8f",
@@ -924,7 +927,7 @@ fn timeline_svg(show: &Show, bank: &Bank, slots: usize, policy: &str) -> String 
     ));
     items.push((
         "back from virtual, at the sample it had reached".into(),
-        "#2a9d8f",
+        COMEBACK,
         "resume",
     ));
     if rejected > 0 {
@@ -1065,7 +1068,7 @@ fn timeline_svg(show: &Show, bank: &Bank, slots: usize, policy: &str) -> String 
             let ty = top + slot as f64 * row_h;
             let _ = writeln!(
                 s,
-                r##"<path d="M{x0:.1} {:.1} l0 12 l9 -6 z" fill="#2a9d8f"><title>{} back from virtual in slot {slot} at {:.3} s</title></path>"##,
+                r##"<path d="M{x0:.1} {:.1} l0 12 l9 -6 z" fill="{COMEBACK}" stroke="#ffffff" stroke-width="0.8"><title>{} back from virtual in slot {slot} at {:.3} s</title></path>"##,
                 ty + 1.0,
                 bank.name(v.sound),
                 show.seconds(start)
@@ -1142,7 +1145,7 @@ fn timeline_svg(show: &Show, bank: &Bank, slots: usize, policy: &str) -> String 
         if span.resumed {
             let _ = writeln!(
                 s,
-                r##"<path d="M{x1:.1} {:.1} l0 12 l9 -6 z" fill="#2a9d8f"/>"##,
+                r##"<path d="M{x1:.1} {:.1} l0 12 l9 -6 z" fill="{COMEBACK}"/>"##,
                 y + (bar_h - 12.0) / 2.0
             );
         }
