@@ -322,3 +322,37 @@ fn a_comeback_held_back_by_a_full_event_queue_happens_later() {
     }
     assert!(results.iter().all(|r| r.2.is_some()), "{results:?}");
 }
+
+/// `stop_all` then, in the same drain, a play that goes virtual into the
+/// full virtual pool: the room is made by a stopped voice, which ends as
+/// stopped (`Ended`), never as `Stolen`.
+#[test]
+fn a_stopped_virtual_voice_makes_room_by_ending() {
+    let hum = common::sine(200.0, 1.0, 48_000, 0.3);
+    let mut e = engine(1, 2);
+    let loud = common::sine(880.0, 5.0, 48_000, 0.8);
+    let p = PlayParams::default()
+        .looping(true)
+        .virtualize(true)
+        .priority(10);
+    e.play(&loud, PlayParams::default().priority(255).looping(true))
+        .unwrap();
+    let parked = [e.play(&hum, p).unwrap(), e.play(&hum, p).unwrap()];
+    let mut ev = Vec::new();
+    run(&mut e, 2, &mut ev);
+    assert_eq!(e.stats().virtual_voices, 2);
+    e.stop_all().unwrap();
+    let newcomer = e.play(&hum, p.priority(200)).unwrap();
+    run(&mut e, 4, &mut ev);
+    for v in parked {
+        let terminal: Vec<Event> = ev
+            .iter()
+            .map(|t| t.event)
+            .filter(|e| e.is_terminal() && e.voice() == Some(v))
+            .collect();
+        assert_eq!(terminal, [Event::Ended { voice: v }]);
+    }
+    assert!(ev
+        .iter()
+        .any(|t| t.event == Event::Started { voice: newcomer }));
+}

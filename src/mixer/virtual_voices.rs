@@ -133,7 +133,13 @@ impl Mixer {
         if VirtualPool::<Voice>::key_of(&who, level) <= least {
             return Err(parked.voice);
         }
-        if let Some((gone, old, _, _)) = self.virtuals.remove(j) {
+        let stopped = self.virtuals.voice(j).is_some_and(|v| v.is_finished());
+        if stopped {
+            // Stopped already (by `stop_all`), its end not yet reported:
+            // it ends as stopped, at the frame it was.
+            let at = self.virtuals.ends(j).min(self.frame);
+            self.end_virtual(j, at);
+        } else if let Some((gone, old, _, _)) = self.virtuals.remove(j) {
             drop(old); // an Arc decrement: the game side holds the sound
             self.counters.publish_virtual(j, 0, 0.0);
             Counters::bump(&self.counters.steals);
@@ -231,6 +237,10 @@ impl Mixer {
             v.stop(0);
             Some(now)
         });
+        // Stopped, they are the first to make room (ending as stopped).
+        for i in 0..self.virtuals.len() {
+            self.virtuals.set_level(i, 0.0);
+        }
     }
 
     /// Buses were resumed: virtual voices that a pause held (end frame
