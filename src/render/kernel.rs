@@ -147,13 +147,14 @@ pub(crate) fn mix(
         // samples of each) from the first index of each group of 8 (at most
         // `last_idx`), or for the gathers exactly the frames the scalar code
         // reads.
+        // (No overflow: `(last_idx + 2) * ch <= data.len()`, checked above,
+        // and a slice of `f32` holds fewer than `usize::MAX / 4` of them.)
         let (mode, window) = match step {
-            s if s <= FRAC_ONE => (MODE_PERMUTE8, last_idx.checked_add(9)),
-            s if s <= 2 * FRAC_ONE => (MODE_PERMUTE16, last_idx.checked_add(17)),
-            _ => (MODE_GATHER, last_idx.checked_add(2)),
+            s if s <= FRAC_ONE => (MODE_PERMUTE8, (last_idx + 9) * ch),
+            s if s <= 2 * FRAC_ONE => (MODE_PERMUTE16, (last_idx + 17) * ch),
+            _ => (MODE_GATHER, needed),
         };
-        let window = window.and_then(|w| w.checked_mul(ch));
-        if window.is_some_and(|w| w <= data.len()) {
+        if window <= data.len() {
             // SAFETY: the CPU has AVX2 (an `Avx2` token), and every load the
             // kernel makes lies within `data`: checked just above for its
             // mode's window, given positions that only grow from `pos` to
