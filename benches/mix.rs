@@ -11,6 +11,9 @@
 //! - `w_routed/N`: workload W with every voice on one of four buses (not
 //!   the master) and in one of four groups ([`Workload::routed`]). Issue
 //!   11's goal: at most 10 % more per voice-frame than `w_44k1_to_48k/N`.
+//! - `w_stereo/N`: workload W with stereo 44.1 kHz sounds
+//!   ([`Workload::stereo`]). Issue 15's goal: 0.45 ns per voice-frame or
+//!   better at 256 voices.
 //!
 //! - `loops/...`: 256 voices looping one sound each, in 480-frame blocks:
 //!   a long loop (4,800 frames) at pitch 1 (the reference) and 64, and
@@ -42,6 +45,8 @@ fn bench_workload(c: &mut Criterion, name: &str, rate: u32, voices: &[usize], po
     for &n in voices {
         let mut w = if name == "w_routed" {
             Workload::routed(n, rate)
+        } else if name == "w_stereo" {
+            Workload::stereo(n, rate)
         } else {
             Workload::new(n, rate)
         };
@@ -56,6 +61,10 @@ fn bench_workload(c: &mut Criterion, name: &str, rate: u32, voices: &[usize], po
 
 fn workload_w(c: &mut Criterion) {
     bench_workload(c, "w_44k1_to_48k", 44_100, &VOICES, false);
+}
+
+fn stereo(c: &mut Criterion) {
+    bench_workload(c, "w_stereo", 44_100, &VOICES, false);
 }
 
 fn rate_matched(c: &mut Criterion) {
@@ -155,6 +164,7 @@ criterion_group!(
     benches,
     workload_w,
     routed,
+    stereo,
     rate_matched,
     portable,
     loops,
@@ -168,7 +178,7 @@ fn main() {
         return; // `cargo test` runs each bench once: no figures to report
     }
     let mut rows = Vec::new();
-    for group in ["w_44k1_to_48k", "w_routed", "rate_matched_48k"] {
+    for group in ["w_44k1_to_48k", "w_routed", "w_stereo", "rate_matched_48k"] {
         for n in VOICES {
             rows.push((format!("{group}/{n}"), (n * BLOCK) as f64, "voice-frame"));
         }

@@ -7,8 +7,9 @@
 //! ```
 //!
 //! Arguments: voices (default 256), source rate in Hz (default 44100),
-//! blocks (default 100), `portable` to use the portable kernels, and
-//! `routed` to put every voice on a bus and in a group.
+//! blocks (default 100), `portable` to use the portable kernels,
+//! `routed` to put every voice on a bus and in a group, and `stereo` for
+//! stereo sounds ([`Workload::stereo`]).
 
 use voicepool::bench_support::{Workload, BLOCK};
 
@@ -18,6 +19,8 @@ fn main() {
     let (voices, rate, blocks) = (arg(0, 256) as usize, arg(1, 44_100) as u32, arg(2, 100));
     let mut w = if args.iter().any(|a| a == "routed") {
         Workload::routed(voices, rate)
+    } else if args.iter().any(|a| a == "stereo") {
+        Workload::stereo(voices, rate)
     } else {
         Workload::new(voices, rate)
     };

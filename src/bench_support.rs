@@ -35,6 +35,23 @@ pub fn sine_sounds(rate: u32) -> Vec<Sound> {
         .collect()
 }
 
+/// Eight one-second stereo sine sounds at `rate` (left 110 Hz to 880 Hz,
+/// right a fifth above, amplitude 0.5), interleaved.
+pub fn stereo_sine_sounds(rate: u32) -> Vec<Sound> {
+    (0..8)
+        .map(|k| {
+            let f = 110.0 * (k + 1) as f32;
+            let s: Vec<f32> = (0..rate)
+                .flat_map(|i| {
+                    let t = TAU * i as f32 / rate as f32;
+                    [0.5 * (f * t).sin(), 0.5 * (1.5 * f * t).sin()]
+                })
+                .collect();
+            Sound::from_samples(2, rate, s).expect("valid sine")
+        })
+        .collect()
+}
+
 /// Workload W of issue 4, through the public API: `voices` voices, each
 /// looping one of eight one-second mono sounds at `rate` Hz, mixed to
 /// 48 kHz stereo in [`BLOCK`]-frame blocks, with volumes and pans spread
@@ -52,24 +69,36 @@ impl Workload {
     /// Starts the voices over the first second (so their positions differ),
     /// then renders 10 more blocks.
     pub fn new(voices: usize, rate: u32) -> Workload {
-        Workload::build(voices, rate, false, 0)
+        Workload::build(voices, rate, false, 0, false)
+    }
+
+    /// As [`Workload::new`], with stereo sounds ([`stereo_sine_sounds`])
+    /// instead of mono: what stereo sources cost.
+    pub fn stereo(voices: usize, rate: u32) -> Workload {
+        Workload::build(voices, rate, false, 0, true)
     }
 
     /// As [`Workload::new`], plus `virtual_voices` looping voices of a
     /// lower priority, all virtual (the pool is full of the workload's):
     /// what keeping time for virtual voices costs per block.
     pub fn with_virtual(voices: usize, rate: u32, virtual_voices: usize) -> Workload {
-        Workload::build(voices, rate, false, virtual_voices)
+        Workload::build(voices, rate, false, virtual_voices, false)
     }
 
     /// As [`Workload::new`], with every voice on one of four buses (not the
     /// master) and in one of four groups (whose limits are never reached):
     /// what routing costs.
     pub fn routed(voices: usize, rate: u32) -> Workload {
-        Workload::build(voices, rate, true, 0)
+        Workload::build(voices, rate, true, 0, false)
     }
 
-    fn build(voices: usize, rate: u32, routed: bool, virtual_voices: usize) -> Workload {
+    fn build(
+        voices: usize,
+        rate: u32,
+        routed: bool,
+        virtual_voices: usize,
+        stereo: bool,
+    ) -> Workload {
         let settings = EngineSettings {
             voices,
             command_capacity: 4 * voices.max(256),
@@ -91,7 +120,11 @@ impl Workload {
                 (bus, group)
             })
             .collect();
-        let sounds = sine_sounds(rate);
+        let sounds = if stereo {
+            stereo_sine_sounds(rate)
+        } else {
+            sine_sounds(rate)
+        };
         let mut handles = Vec::with_capacity(voices);
         let per_block = voices.div_ceil(100);
         while handles.len() < voices {

@@ -143,15 +143,18 @@ pub(crate) fn mix(
     }
     #[cfg(target_arch = "x86_64")]
     if matches!(isa, Isa::Avx2(_)) && step <= MAX_SIMD_STEP {
-        // The window each AVX2 variant loads: 9 or 17 frames from the
-        // first index of each group of 8 (at most `last_idx`), or for the
-        // gathers exactly the frames the scalar code reads.
-        let (mode, window) = match (ch, step) {
-            (1, s) if s <= FRAC_ONE => (MODE_PERMUTE8, last_idx.checked_add(9)),
-            (1, s) if s <= 2 * FRAC_ONE => (MODE_PERMUTE16, last_idx.checked_add(17)),
-            _ => (MODE_GATHER, Some(needed)),
+        // The window each AVX2 variant loads: 9 or 17 frames (all `ch`
+        // samples of each) from the first index of each group of 8 (at most
+        // `last_idx`), or for the gathers exactly the frames the scalar code
+        // reads.
+        // (No overflow: `(last_idx + 2) * ch <= data.len()`, checked above,
+        // and a slice of `f32` holds fewer than `usize::MAX / 4` of them.)
+        let (mode, window) = match step {
+            s if s <= FRAC_ONE => (MODE_PERMUTE8, (last_idx + 9) * ch),
+            s if s <= 2 * FRAC_ONE => (MODE_PERMUTE16, (last_idx + 17) * ch),
+            _ => (MODE_GATHER, needed),
         };
-        if window.is_some_and(|w| w <= data.len()) {
+        if window <= data.len() {
             // SAFETY: the CPU has AVX2 (an `Avx2` token), and every load the
             // kernel makes lies within `data`: checked just above for its
             // mode's window, given positions that only grow from `pos` to
@@ -172,6 +175,18 @@ pub(crate) fn mix(
                     }
                     (1, false, _) => interp_avx2::<1, false, MODE_GATHER>(data, pos, step, l, r, g),
                     (1, true, _) => interp_avx2::<1, true, MODE_GATHER>(data, pos, step, l, r, g),
+                    (_, false, MODE_PERMUTE8) => {
+                        interp_avx2::<2, false, MODE_PERMUTE8>(data, pos, step, l, r, g)
+                    }
+                    (_, true, MODE_PERMUTE8) => {
+                        interp_avx2::<2, true, MODE_PERMUTE8>(data, pos, step, l, r, g)
+                    }
+                    (_, false, MODE_PERMUTE16) => {
+                        interp_avx2::<2, false, MODE_PERMUTE16>(data, pos, step, l, r, g)
+                    }
+                    (_, true, MODE_PERMUTE16) => {
+                        interp_avx2::<2, true, MODE_PERMUTE16>(data, pos, step, l, r, g)
+                    }
                     (_, false, _) => interp_avx2::<2, false, MODE_GATHER>(data, pos, step, l, r, g),
                     (_, true, _) => interp_avx2::<2, true, MODE_GATHER>(data, pos, step, l, r, g),
                 }
@@ -269,11 +284,15 @@ const MODE_GATHER: u8 = 2;
 /// [`interp`]. The eight positions are computed with 64-bit integer lanes;
 /// the two source frames each needs are fetched by `MODE`:
 ///
-/// - `MODE_PERMUTE8` (mono, step <= 1): the eight frames span at most 8
-///   source frames from the group's first index `i0`, so two unaligned loads
-///   (at `i0` and `i0 + 1`) and two in-register permutes replace a gather.
-/// - `MODE_PERMUTE16` (mono, step <= 2): the same over 16 frames, with a
-///   blend between two permutes.
+/// - `MODE_PERMUTE8` (step <= 1): the eight frames span at most 8 source
+///   frames from the group's first index `i0`, so unaligned loads of the
+///   window (at `i0` and `i0 + 1`) and in-register permutes replace a gather.
+///   Mono: two loads, two permutes. Stereo: two loads of 8 interleaved
+///   frames each; one `shuffle_ps` per channel splits each into left and
+///   right (in the lane order `[0, 1, 4, 5, 2, 3, 6, 7]`, which the permute
+///   indices absorb), then four permutes.
+/// - `MODE_PERMUTE16` (step <= 2): the same over 16 frames, with a blend
+///   between two permutes.
 /// - `MODE_GATHER`: hardware gathers (any step, mono or stereo).
 ///
 /// The arithmetic per output sample is exactly [`interp`]'s.
@@ -281,8 +300,8 @@ const MODE_GATHER: u8 = 2;
 /// # Safety
 /// The CPU must support AVX2; `step <= 2^45`; and with `last_idx` the frame
 /// of the last position, `pos + (l.len() - 1) * step`, every load lies in
-/// `data`: `last_idx + 9 <= data.len()` for `MODE_PERMUTE8` (mono),
-/// `last_idx + 17 <= data.len()` for `MODE_PERMUTE16` (mono),
+/// `data`: `(last_idx + 9) * CH <= data.len()` for `MODE_PERMUTE8`,
+/// `(last_idx + 17) * CH <= data.len()` for `MODE_PERMUTE16`,
 /// `(last_idx + 2) * CH <= data.len()` for `MODE_GATHER`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
@@ -307,6 +326,9 @@ unsafe fn interp_avx2<const CH: usize, const RAMP: bool, const MODE: u8>(
     let off_b = _mm256_set_epi64x(7 * s, 6 * s, 3 * s, 2 * s);
     let scale = _mm256_set1_ps(FRAC_SCALE);
     let seven = _mm256_set1_epi32(7);
+    // Where frame r of 8 lands after a stereo window's deinterleaving
+    // `shuffle_ps` (an involution: it swaps frames 2, 3 with 4, 5).
+    let order = _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
     let (gl0, gr0) = (_mm256_set1_ps(g.l), _mm256_set1_ps(g.r));
     let (dl, dr) = (_mm256_set1_ps(g.dl), _mm256_set1_ps(g.dr));
     let mut kf = _mm256_setr_ps(0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0);
@@ -355,6 +377,85 @@ unsafe fn interp_avx2<const CH: usize, const RAMP: bool, const MODE: u8>(
                 _mm256_add_ps(ar, _mm256_mul_ps(_mm256_sub_ps(br, ar), f))
             };
             (vl, vr)
+        } else if CH == 2 {
+            // SAFETY: i0 <= last_idx, so sample 2 * i0 is in `data` (the
+            // window contract puts (last_idx + 9) * 2 samples in it).
+            let w = unsafe { base.add(2 * i0) };
+            // Each lane's frame within the deinterleaved window halves.
+            let idx = _mm256_permutevar8x32_epi32(order, rel);
+            // Left (even samples) and right (odd samples) of 8 interleaved
+            // frames in two registers, frames in `order`.
+            macro_rules! split {
+                ($x0:expr, $x1:expr) => {
+                    (
+                        _mm256_shuffle_ps::<0b10_00_10_00>($x0, $x1),
+                        _mm256_shuffle_ps::<0b11_01_11_01>($x0, $x1),
+                    )
+                };
+            }
+            let (al, bl, ar, br) = if MODE == MODE_PERMUTE8 {
+                // SAFETY: MODE_PERMUTE8's contract: (last_idx + 9) * 2 <=
+                // data.len(), so the 16 samples from frame i0 (frames i0 ..
+                // i0 + 8) and the 16 from frame i0 + 1 are in `data`.
+                let (x0, x1, y0, y1) = unsafe {
+                    (
+                        _mm256_loadu_ps(w),
+                        _mm256_loadu_ps(w.add(8)),
+                        _mm256_loadu_ps(w.add(2)),
+                        _mm256_loadu_ps(w.add(10)),
+                    )
+                };
+                let (xl, xr) = split!(x0, x1);
+                let (yl, yr) = split!(y0, y1);
+                (
+                    _mm256_permutevar8x32_ps(xl, idx),
+                    _mm256_permutevar8x32_ps(yl, idx),
+                    _mm256_permutevar8x32_ps(xr, idx),
+                    _mm256_permutevar8x32_ps(yr, idx),
+                )
+            } else {
+                // SAFETY: MODE_PERMUTE16's contract: (last_idx + 17) * 2 <=
+                // data.len(), so the 32 samples from frame i0 (frames i0 ..
+                // i0 + 16) and the 32 from frame i0 + 1 are in `data`.
+                let (x0, x1, x2, x3, y0, y1, y2, y3) = unsafe {
+                    (
+                        _mm256_loadu_ps(w),
+                        _mm256_loadu_ps(w.add(8)),
+                        _mm256_loadu_ps(w.add(16)),
+                        _mm256_loadu_ps(w.add(24)),
+                        _mm256_loadu_ps(w.add(2)),
+                        _mm256_loadu_ps(w.add(10)),
+                        _mm256_loadu_ps(w.add(18)),
+                        _mm256_loadu_ps(w.add(26)),
+                    )
+                };
+                let high = _mm256_castsi256_ps(_mm256_cmpgt_epi32(rel, seven));
+                let (xl0, xr0) = split!(x0, x1);
+                let (xl1, xr1) = split!(x2, x3);
+                let (yl0, yr0) = split!(y0, y1);
+                let (yl1, yr1) = split!(y2, y3);
+                // Lanes with rel > 7 take frame rel - 8 of the second half
+                // (the permute uses the low 3 bits of `idx`).
+                macro_rules! pick {
+                    ($lo:expr, $hi:expr) => {
+                        _mm256_blendv_ps(
+                            _mm256_permutevar8x32_ps($lo, idx),
+                            _mm256_permutevar8x32_ps($hi, idx),
+                            high,
+                        )
+                    };
+                }
+                (
+                    pick!(xl0, xl1),
+                    pick!(yl0, yl1),
+                    pick!(xr0, xr1),
+                    pick!(yr0, yr1),
+                )
+            };
+            (
+                _mm256_add_ps(al, _mm256_mul_ps(_mm256_sub_ps(bl, al), f)),
+                _mm256_add_ps(ar, _mm256_mul_ps(_mm256_sub_ps(br, ar), f)),
+            )
         } else {
             // SAFETY: i0 <= last_idx < data.len() (mono: one sample a frame).
             let w = unsafe { base.add(i0) };
@@ -510,6 +611,214 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Every AVX2 mode (when this CPU has AVX2), called directly, matches
+    /// the scalar kernel bit for bit: stereo and mono, random positions,
+    /// steps below, around and at each window's bound and beyond it, ramps
+    /// on and off, all lengths up to a few groups, on sound-like data (its
+    /// frames then 16 zero guard frames) and loop-tile-like data (a short
+    /// period repeated, then 17 frames carrying on), read right up to the
+    /// last frame the voice's segment arithmetic allows.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn each_simd_mode_matches_the_scalar_kernel_bit_for_bit() {
+        if !matches!(Isa::detect(), Isa::Avx2(_)) {
+            return;
+        }
+        let mut rng = Rng(15);
+        let one = FRAC_ONE as f64;
+        let steps: Vec<u64> = [
+            0.001, 0.25, 0.5, 0.91875, 0.999_999, 1.0, 1.000_001, 1.088, 1.5, 1.999_999, 2.0,
+            2.000_001, 2.177, 3.7,
+        ]
+        .iter()
+        .map(|&x| (x * one) as u64)
+        .chain([
+            FRAC_ONE - 1,
+            FRAC_ONE + 1,
+            2 * FRAC_ONE - 1,
+            2 * FRAC_ONE + 1,
+        ])
+        .collect();
+        let mut runs = 0;
+        for ch in [1usize, 2] {
+            for tile in [false, true] {
+                // Sound: `frames` frames + 16 guard frames of zeros, read up
+                // to frame `frames` (the last position's frame below it).
+                // Tile: `period` frames + 17 carrying on, read likewise.
+                let frames = 40 + (rng.next() % 400) as usize;
+                let mut data: Vec<f32> = if tile {
+                    let period = 1 + (rng.next() % 7) as usize;
+                    let cycle: Vec<f32> = (0..period * ch).map(|_| rng.f32()).collect();
+                    cycle
+                        .iter()
+                        .copied()
+                        .cycle()
+                        .take((frames + 17) * ch)
+                        .collect()
+                } else {
+                    (0..frames * ch).map(|_| rng.f32()).collect()
+                };
+                data.resize((frames + 16 + usize::from(tile)) * ch, 0.0);
+                for &step in &steps {
+                    for _ in 0..60 {
+                        let n = 1 + (rng.next() % 70) as usize;
+                        let span = step * (n as u64 - 1);
+                        // Any start whose last position's frame is below
+                        // `frames`; one in four as late as that allows.
+                        let max_pos = ((frames as u64) << FRAC_BITS) - 1;
+                        let Some(room) = max_pos.checked_sub(span) else {
+                            continue;
+                        };
+                        let pos = if rng.next().is_multiple_of(4) {
+                            room - rng.next() % FRAC_ONE.min(room + 1)
+                        } else {
+                            rng.next() % (room + 1)
+                        };
+                        let pos = if rng.next().is_multiple_of(5) {
+                            pos & !FRAC_MASK
+                        } else {
+                            pos
+                        };
+                        let last_idx = ((pos + span) >> FRAC_BITS) as usize;
+                        let g = Gain {
+                            l: rng.f32(),
+                            r: rng.f32(),
+                            dl: rng.f32() * 1e-2,
+                            dr: rng.f32() * 1e-2,
+                        };
+                        for ramp in [false, true] {
+                            let mut want_l: Vec<f32> = (0..n).map(|_| rng.f32()).collect();
+                            let mut want_r: Vec<f32> = (0..n).map(|_| rng.f32()).collect();
+                            let (l0, r0) = (want_l.clone(), want_r.clone());
+                            // SAFETY: the last position's frame is below
+                            // `frames`, and frame `frames` is in `data`.
+                            unsafe {
+                                match (ch, ramp) {
+                                    (1, false) => interp::<1, false>(
+                                        &data,
+                                        pos,
+                                        step,
+                                        &mut want_l,
+                                        &mut want_r,
+                                        g,
+                                        0,
+                                    ),
+                                    (1, true) => interp::<1, true>(
+                                        &data,
+                                        pos,
+                                        step,
+                                        &mut want_l,
+                                        &mut want_r,
+                                        g,
+                                        0,
+                                    ),
+                                    (_, false) => interp::<2, false>(
+                                        &data,
+                                        pos,
+                                        step,
+                                        &mut want_l,
+                                        &mut want_r,
+                                        g,
+                                        0,
+                                    ),
+                                    (_, true) => interp::<2, true>(
+                                        &data,
+                                        pos,
+                                        step,
+                                        &mut want_l,
+                                        &mut want_r,
+                                        g,
+                                        0,
+                                    ),
+                                }
+                            }
+                            let modes = [
+                                (MODE_PERMUTE8, FRAC_ONE, 9),
+                                (MODE_PERMUTE16, 2 * FRAC_ONE, 17),
+                                (MODE_GATHER, MAX_SIMD_STEP, 2),
+                            ];
+                            for (mode, bound, window) in modes {
+                                if step > bound || (last_idx + window) * ch > data.len() {
+                                    continue;
+                                }
+                                let (mut l, mut r) = (l0.clone(), r0.clone());
+                                macro_rules! call {
+                                    ($ch:literal, $ramp:literal, $mode:ident) => {
+                                        interp_avx2::<$ch, $ramp, $mode>(
+                                            &data, pos, step, &mut l, &mut r, g,
+                                        )
+                                    };
+                                }
+                                // SAFETY: the CPU has AVX2 (checked above),
+                                // step <= 2^45, and the mode's window fits
+                                // (checked just above).
+                                unsafe {
+                                    match (ch, ramp, mode) {
+                                        (1, false, MODE_PERMUTE8) => call!(1, false, MODE_PERMUTE8),
+                                        (1, true, MODE_PERMUTE8) => call!(1, true, MODE_PERMUTE8),
+                                        (1, false, MODE_PERMUTE16) => {
+                                            call!(1, false, MODE_PERMUTE16)
+                                        }
+                                        (1, true, MODE_PERMUTE16) => call!(1, true, MODE_PERMUTE16),
+                                        (1, false, _) => call!(1, false, MODE_GATHER),
+                                        (1, true, _) => call!(1, true, MODE_GATHER),
+                                        (_, false, MODE_PERMUTE8) => call!(2, false, MODE_PERMUTE8),
+                                        (_, true, MODE_PERMUTE8) => call!(2, true, MODE_PERMUTE8),
+                                        (_, false, MODE_PERMUTE16) => {
+                                            call!(2, false, MODE_PERMUTE16)
+                                        }
+                                        (_, true, MODE_PERMUTE16) => call!(2, true, MODE_PERMUTE16),
+                                        (_, false, _) => call!(2, false, MODE_GATHER),
+                                        (_, true, _) => call!(2, true, MODE_GATHER),
+                                    }
+                                }
+                                let bits =
+                                    |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                                assert_eq!(
+                                    (bits(&l), bits(&r)),
+                                    (bits(&want_l), bits(&want_r)),
+                                    "ch {ch} tile {tile} mode {mode} step {step:#x} pos {pos:#x} n {n} ramp {ramp}"
+                                );
+                                runs += 1;
+                            }
+                            // And through `mix`, which picks the mode.
+                            let (mut l, mut r) = (l0.clone(), r0.clone());
+                            assert!(mix(
+                                Isa::detect(),
+                                ch,
+                                &data,
+                                pos,
+                                step,
+                                &mut l,
+                                &mut r,
+                                g,
+                                ramp
+                            ));
+                            let (mut sl, mut sr) = (l0, r0);
+                            assert!(mix(
+                                Isa::Scalar,
+                                ch,
+                                &data,
+                                pos,
+                                step,
+                                &mut sl,
+                                &mut sr,
+                                g,
+                                ramp
+                            ));
+                            assert!(l
+                                .iter()
+                                .zip(&sl)
+                                .chain(r.iter().zip(&sr))
+                                .all(|(a, b)| a.to_bits() == b.to_bits()));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(runs > 10_000, "{runs}");
     }
 
     #[test]
