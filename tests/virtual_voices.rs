@@ -6,7 +6,7 @@ mod common;
 
 use std::collections::HashMap;
 
-use voicepool::{EngineSettings, Event, OfflineEngine, PlayParams, Sound, TimedEvent, VoiceHandle};
+use voicepool::{Event, PlayParams, Sound, VoiceHandle};
 
 const BLOCK: usize = 480;
 
@@ -30,34 +30,7 @@ fn loud(seconds: f32) -> Sound {
     common::sine(880.0, seconds, 48_000, 0.8)
 }
 
-fn engine(voices: usize, virtual_voices: usize) -> OfflineEngine {
-    OfflineEngine::new(EngineSettings {
-        voices,
-        virtual_voices,
-        ..Default::default()
-    })
-    .unwrap()
-}
-
-/// Renders `blocks` blocks, collecting output and timed events.
-fn run(e: &mut OfflineEngine, blocks: usize, out: &mut Vec<f32>, events: &mut Vec<TimedEvent>) {
-    for _ in 0..blocks {
-        out.extend(e.render(BLOCK));
-        events.extend(e.drain_timed_events());
-    }
-}
-
-fn frame_of(events: &[TimedEvent], wanted: Event) -> Option<u64> {
-    events.iter().find(|e| e.event == wanted).map(|e| e.frame)
-}
-
-/// The frame of `voice`'s terminal event.
-fn end_of(events: &[TimedEvent], voice: VoiceHandle) -> Option<u64> {
-    events
-        .iter()
-        .find(|e| e.event.is_terminal() && e.event.voice() == Some(voice))
-        .map(|e| e.frame)
-}
+use common::{end_of, frame_of, render_blocks, virtual_engine as engine};
 
 #[test]
 fn a_stolen_ambience_comes_back_sample_for_sample() {
@@ -75,21 +48,21 @@ fn a_stolen_ambience_comes_back_sample_for_sample() {
         let mut reference = engine(64, 16);
         let (mut want, mut ignored) = (Vec::new(), Vec::new());
         reference.play(&amb, params).unwrap();
-        run(&mut reference, 400, &mut want, &mut ignored);
+        want.extend(render_blocks(&mut reference, 400, &mut ignored));
 
         // Four voices, and a burst of eight higher-priority effects 0.5 s
         // in: the ambience loses its slot, then comes back.
         let mut e = engine(4, 16);
         let (mut got, mut events) = (Vec::new(), Vec::new());
         let h = e.play(&amb, params).unwrap();
-        run(&mut e, 50, &mut got, &mut events);
+        got.extend(render_blocks(&mut e, 50, &mut events));
         let boom = loud(1.0);
         let mut effects = Vec::new();
         for _ in 0..8 {
             effects.push(e.play(&boom, PlayParams::default().priority(200)).unwrap());
-            run(&mut e, 2, &mut got, &mut events);
+            got.extend(render_blocks(&mut e, 2, &mut events));
         }
-        run(&mut e, 400 - 50 - 16, &mut got, &mut events);
+        got.extend(render_blocks(&mut e, 400 - 50 - 16, &mut events));
 
         let gone = frame_of(&events, Event::Virtualized { voice: h }).expect("virtualized");
         let back = frame_of(&events, Event::Resumed { voice: h }).expect("resumed");
@@ -133,17 +106,17 @@ fn a_virtual_one_shot_ends_at_its_natural_end() {
             let mut reference = engine(4, 4);
             let h = reference.play(&line, params).unwrap();
             let (mut out, mut events) = (Vec::new(), Vec::new());
-            run(&mut reference, 300, &mut out, &mut events);
+            out.extend(render_blocks(&mut reference, 300, &mut events));
             frame_of(&events, Event::Ended { voice: h }).unwrap()
         };
         let mut e = engine(1, 4);
         let h = e.play(&line, params).unwrap();
         let (mut out, mut events) = (Vec::new(), Vec::new());
-        run(&mut e, 10, &mut out, &mut events);
+        out.extend(render_blocks(&mut e, 10, &mut events));
         let hum = loud(10.0);
         e.play(&hum, PlayParams::default().priority(200).looping(true))
             .unwrap();
-        run(&mut e, 300, &mut out, &mut events);
+        out.extend(render_blocks(&mut e, 300, &mut events));
         assert!(frame_of(&events, Event::Virtualized { voice: h }).is_some());
         assert_eq!(frame_of(&events, Event::Resumed { voice: h }), None);
         assert_eq!(
@@ -228,10 +201,10 @@ fn voices_do_not_flap_under_a_steady_load() {
         e.render(BLOCK);
     }
     let (mut out, mut events) = (Vec::new(), Vec::new());
-    run(&mut e, 100, &mut out, &mut events);
+    out.extend(render_blocks(&mut e, 100, &mut events));
     events.clear();
     let seconds = 10;
-    run(&mut e, seconds * 100, &mut out, &mut events);
+    out.extend(render_blocks(&mut e, seconds * 100, &mut events));
     let mut moves: HashMap<VoiceHandle, usize> = HashMap::new();
     for t in &events {
         if let Event::Virtualized { voice } | Event::Resumed { voice } = t.event {
@@ -311,16 +284,16 @@ fn a_virtual_voice_on_a_paused_bus_holds_its_place() {
             .bus(bus);
         e.play(&amb, p).unwrap();
         let (mut out, mut events) = (Vec::new(), Vec::new());
-        run(&mut e, 20, &mut out, &mut events);
+        out.extend(render_blocks(&mut e, 20, &mut events));
         if steal {
             let short = loud(0.2);
             e.play(&short, PlayParams::default().priority(200)).unwrap();
         }
-        run(&mut e, 10, &mut out, &mut events);
+        out.extend(render_blocks(&mut e, 10, &mut events));
         e.pause_bus(bus).unwrap();
-        run(&mut e, 30, &mut out, &mut events);
+        out.extend(render_blocks(&mut e, 30, &mut events));
         e.resume_bus(bus).unwrap();
-        run(&mut e, 100, &mut out, &mut events);
+        out.extend(render_blocks(&mut e, 100, &mut events));
         (out, events)
     };
     let (want, _) = render(false);

@@ -11,28 +11,12 @@ use std::time::Duration;
 
 use voicepool::{
     EngineSettings, Event, GroupHandle, GroupSettings, OfflineEngine, PlayParams, Sound,
-    StealPolicy, TimedEvent,
+    StealPolicy,
 };
 
 const BLOCK: usize = 480;
 
-fn engine(voices: usize, virtual_voices: usize) -> OfflineEngine {
-    OfflineEngine::new(EngineSettings {
-        voices,
-        virtual_voices,
-        ..Default::default()
-    })
-    .unwrap()
-}
-
-fn run(e: &mut OfflineEngine, blocks: usize, events: &mut Vec<TimedEvent>) -> Vec<f32> {
-    let mut out = Vec::new();
-    for _ in 0..blocks {
-        out.extend_from_slice(e.render(BLOCK));
-        events.extend(e.drain_timed_events());
-    }
-    out
-}
+use common::{frame_of, render_blocks as run, virtual_engine as engine};
 
 /// A group of one voice that refuses newcomers, filled by a protected,
 /// top-priority loop of `hum`.
@@ -51,10 +35,6 @@ fn full_reject_group(e: &mut OfflineEngine, hum: &Sound) -> GroupHandle {
         .protected(true);
     e.play(hum, p).unwrap();
     g
-}
-
-fn frame_of(events: &[TimedEvent], wanted: Event) -> Option<u64> {
-    events.iter().find(|e| e.event == wanted).map(|e| e.frame)
 }
 
 /// COMEBACK_SETTLE_MS (50 ms = 2,400 frames) should hold a comeback into a

@@ -1,7 +1,7 @@
 //! Sounds and helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use voicepool::{Event, OfflineEngine, Sound};
+use voicepool::{EngineSettings, Event, OfflineEngine, Sound, TimedEvent, VoiceHandle};
 
 pub const RATE: u32 = 48_000;
 
@@ -64,4 +64,42 @@ pub fn largest_step(x: &[f32]) -> f32 {
     x.windows(2)
         .map(|w| (w[1] - w[0]).abs())
         .fold(0.0, f32::max)
+}
+
+/// An offline engine of `voices` voices and `virtual_voices` virtual ones.
+pub fn virtual_engine(voices: usize, virtual_voices: usize) -> OfflineEngine {
+    OfflineEngine::new(EngineSettings {
+        voices,
+        virtual_voices,
+        ..Default::default()
+    })
+    .unwrap()
+}
+
+/// Renders `blocks` blocks of 480 frames, collecting the timed events as
+/// it goes; returns the output.
+pub fn render_blocks(
+    e: &mut OfflineEngine,
+    blocks: usize,
+    events: &mut Vec<TimedEvent>,
+) -> Vec<f32> {
+    let mut out = Vec::new();
+    for _ in 0..blocks {
+        out.extend_from_slice(e.render(480));
+        events.extend(e.drain_timed_events());
+    }
+    out
+}
+
+/// The frame of the first event equal to `wanted`.
+pub fn frame_of(events: &[TimedEvent], wanted: Event) -> Option<u64> {
+    events.iter().find(|e| e.event == wanted).map(|e| e.frame)
+}
+
+/// The frame of `voice`'s terminal event.
+pub fn end_of(events: &[TimedEvent], voice: VoiceHandle) -> Option<u64> {
+    events
+        .iter()
+        .find(|e| e.event.is_terminal() && e.event.voice() == Some(voice))
+        .map(|e| e.frame)
 }
