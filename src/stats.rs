@@ -102,6 +102,14 @@ pub(crate) struct SlotMeter {
     level: AtomicU32,
 }
 
+impl SlotMeter {
+    /// Audio side: what the slot holds now (id 0: empty).
+    fn store(&self, id: u64, level: f32) {
+        self.id.store(id, Relaxed);
+        self.level.store(level.to_bits(), Relaxed);
+    }
+}
+
 /// The shared counters. Audio side writes with relaxed stores; nothing here
 /// ever blocks either side.
 #[derive(Default)]
@@ -149,8 +157,7 @@ impl Counters {
     /// Audio side: publish what slot `i` holds (id 0: empty).
     pub(crate) fn publish_slot(&self, i: usize, id: u64, level: f32) {
         if let Some(m) = self.meters.get(i) {
-            m.id.store(id, Relaxed);
-            m.level.store(level.to_bits(), Relaxed);
+            m.store(id, level);
         }
     }
 
@@ -164,8 +171,7 @@ impl Counters {
     /// Audio side: publish what virtual entry `i` holds (id 0: empty).
     pub(crate) fn publish_virtual(&self, i: usize, id: u64, level: f32) {
         if let Some(m) = self.virtual_meters.get(i) {
-            m.id.store(id, Relaxed);
-            m.level.store(level.to_bits(), Relaxed);
+            m.store(id, level);
         }
     }
 
@@ -197,8 +203,7 @@ impl Counters {
         self.active.store(0, Relaxed);
         self.virtual_active.store(0, Relaxed);
         for m in self.meters.iter().chain(self.virtual_meters.iter()) {
-            m.id.store(0, Relaxed);
-            m.level.store(0, Relaxed);
+            m.store(0, 0.0);
         }
         self.mixer_gone.store(true, Ordering::Release);
     }

@@ -473,15 +473,18 @@ impl Mixer {
     /// Applies `f` to voice `id`, real or virtual (nothing if it is
     /// neither) and recomputes its audibility.
     fn update(&mut self, id: u64, f: impl FnOnce(&mut Voice)) {
-        if self.pool.find(id).is_none() {
-            self.update_virtual(id, f);
-            return;
-        }
+        let mut f = Some(f);
         let (audibility, buses) = (self.audibility, &self.buses);
         self.pool.update(id, |v| {
-            f(v);
+            if let Some(f) = f.take() {
+                f(v);
+            }
             level_of(&audibility, buses, v)
         });
+        // Not a real voice (`f` still here): perhaps a virtual one.
+        if let Some(f) = f {
+            self.update_virtual(id, f);
+        }
     }
 
     pub(crate) fn play(&mut self, id: u64, sound: Arc<SoundData>, params: &ValidParams) {

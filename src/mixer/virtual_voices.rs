@@ -17,6 +17,7 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use super::{level_of, push_event, Mixer};
 use crate::command::{Event, VoiceHandle};
+use crate::render::buses::Buses;
 use crate::render::voice::Voice;
 use crate::stats::Counters;
 use crate::voices::virtual_pool::{Clock, Parked, VirtualPool, NEVER};
@@ -71,12 +72,7 @@ impl Mixer {
     /// Brings virtual voice `v` (with its `clock`) up to frame `now`;
     /// `Some(frame)` if it ended, at that frame (frames its bus held it by
     /// a pause not counted: an end within a hold is placed as if none).
-    fn catch_up(
-        buses: &crate::render::buses::Buses,
-        v: &mut Voice,
-        clock: &mut Clock,
-        now: u64,
-    ) -> Option<u64> {
+    fn catch_up(buses: &Buses, v: &mut Voice, clock: &mut Clock, now: u64) -> Option<u64> {
         let held = buses.held_frames(v.bus());
         let since = clock.since;
         let elapsed = now
@@ -88,7 +84,7 @@ impl Mixer {
 
     /// The frame voice `v`, up to date at `now`, ends at if nothing
     /// changes ([`NEVER`] while its bus holds it: recomputed on resume).
-    fn end_frame(buses: &crate::render::buses::Buses, v: &Voice, now: u64) -> u64 {
+    fn end_frame(buses: &Buses, v: &Voice, now: u64) -> u64 {
         if buses.is_frozen(v.bus()) {
             return NEVER;
         }
@@ -254,10 +250,8 @@ impl Mixer {
             if buses.is_frozen(v.bus()) {
                 return None;
             }
-            match Self::catch_up(buses, v, clock, now) {
-                Some(at) => Some(at),
-                None => Some(v.frames_left().map_or(NEVER, |k| now.saturating_add(k))),
-            }
+            let ended = Self::catch_up(buses, v, clock, now);
+            Some(ended.unwrap_or_else(|| Self::end_frame(buses, v, now)))
         });
     }
 
