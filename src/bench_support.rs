@@ -197,7 +197,14 @@ impl BenchVoice {
         let params = PlayParams::default()
             .validate(EngineId::next())
             .expect("defaults are valid");
-        BenchVoice(Voice::new(Arc::clone(&sound.data), &params, 48_000, 0, 0))
+        BenchVoice(Voice::new(
+            Arc::clone(&sound.data),
+            &params,
+            48_000,
+            0,
+            0,
+            None,
+        ))
     }
 }
 
@@ -303,7 +310,7 @@ pub fn mixer_play(mixer: &mut Mixer, play: PreparedPlay) {
     let params = (play.params)
         .validate(mixer.engine_id())
         .expect("valid params");
-    mixer.play(play.id, play.sound, &params);
+    mixer.play(play.id, play.sound, &params, None);
 }
 
 /// An engine and its mixer, for driving the mixer directly.

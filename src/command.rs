@@ -233,12 +233,29 @@ pub(crate) struct ValidGroup {
     pub(crate) min_interval: u32,
 }
 
+/// A streamed play's stream slot and the epoch it reads (see
+/// `sound::stream`'s hand-over protocol).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct StreamTicket {
+    pub(crate) slot: u16,
+    pub(crate) epoch: u32,
+}
+
 /// A request from the game side to the mixer.
 pub(crate) enum Command {
     Play {
         id: u64,
         sound: Arc<SoundData>,
         params: ValidParams,
+        /// For a streamed sound: its stream slot and epoch.
+        stream: Option<StreamTicket>,
+    },
+    /// Move to frame `frame` of the voice's sound; for a streamed play, on
+    /// a new epoch of its slot.
+    Seek {
+        id: u64,
+        frame: u64,
+        stream: Option<StreamTicket>,
     },
     Stop {
         id: u64,
@@ -364,6 +381,15 @@ pub enum Event {
         /// The voice sounding again.
         voice: VoiceHandle,
     },
+    /// A streamed play ([`crate::Sound::stream_file`]) ran out of decoded
+    /// data: its loader fell behind (a slow disk, a starved thread). The
+    /// play is silent from there, holding its position, and goes on when
+    /// data comes; one event per dry spell, counted in
+    /// [`crate::Stats::stream_underruns`]. Not terminal.
+    StreamUnderrun {
+        /// The streamed play.
+        voice: VoiceHandle,
+    },
     /// The output stream reported an error (live engine only): the device
     /// went away, or the host or driver failed. The engine keeps accepting
     /// commands; each error is also counted in [`crate::Stats::stream_errors`].
@@ -422,7 +448,8 @@ impl Event {
             | Event::Rejected { voice }
             | Event::Ended { voice }
             | Event::Virtualized { voice }
-            | Event::Resumed { voice } => Some(voice),
+            | Event::Resumed { voice }
+            | Event::StreamUnderrun { voice } => Some(voice),
             Event::Stolen { victim, .. } => Some(victim),
             Event::StreamError { .. } => None,
         }

@@ -66,6 +66,12 @@ pub enum PlayError {
     },
     /// `play` was given a group or bus made by another engine.
     ForeignHandle,
+    /// A streamed sound's play while every stream slot is in use
+    /// (`EngineSettings::streams`).
+    TooManyStreams {
+        /// `EngineSettings::streams`.
+        max: usize,
+    },
 }
 
 impl fmt::Display for PlayError {
@@ -91,6 +97,10 @@ impl fmt::Display for PlayError {
             PlayError::ForeignHandle => {
                 write!(f, "the group or bus belongs to another engine")
             }
+            PlayError::TooManyStreams { max } => write!(
+                f,
+                "all {max} streams are playing (raise EngineSettings::streams)"
+            ),
         }
     }
 }

@@ -17,6 +17,8 @@
 //! | `virtual_voices` | `0..=`[`MAX_VIRTUAL_VOICES`] |
 //! | `master_gain` | finite, `0.0..=16.0` |
 //! | `buffer_frames` | `None` or at least 1 |
+//! | `streams` | `0..=`[`MAX_STREAMS`] |
+//! | `stream_buffer_frames` | [`STREAM_BUFFER_RANGE`] |
 
 use std::time::Duration;
 
@@ -92,7 +94,25 @@ pub struct EngineSettings {
     /// allocated when the engine is made; a virtual voice costs no mixing.
     /// Default 64.
     pub virtual_voices: usize,
+    /// Streamed plays that can run at once ([`crate::Sound::stream_file`]:
+    /// music, long ambiences and dialogue), 0 to [`MAX_STREAMS`]; one more
+    /// is [`crate::PlayError::TooManyStreams`]. Each has a ring of
+    /// `stream_buffer_frames` stereo `f32` frames and a 33 KB staging
+    /// buffer, allocated when the engine is made (about 225 KB each by
+    /// default). Default 4.
+    pub streams: usize,
+    /// Frames each stream's ring holds, decoded ahead of its play position
+    /// by the loader thread: how long the loader may be held up before a
+    /// stream runs dry ([`crate::Event::StreamUnderrun`]). In frames of the
+    /// stream's own rate, within [`STREAM_BUFFER_RANGE`]. Default 24,000
+    /// (half a second at 48 kHz).
+    pub stream_buffer_frames: usize,
 }
+
+/// The most streams an engine may have.
+pub const MAX_STREAMS: usize = 255;
+/// The ring sizes a stream may have, in frames.
+pub const STREAM_BUFFER_RANGE: std::ops::RangeInclusive<usize> = 4_096..=1 << 22;
 
 /// The most virtual voices an engine may have.
 pub const MAX_VIRTUAL_VOICES: usize = 1 << 20;
@@ -177,6 +197,8 @@ impl Default for EngineSettings {
             buses: 16,
             pause_fade: Duration::from_millis(5),
             virtual_voices: 64,
+            streams: 4,
+            stream_buffer_frames: 24_000,
         }
     }
 }
@@ -253,6 +275,20 @@ impl EngineSettings {
         }
         if self.buffer_frames == Some(0) {
             return bad("buffer_frames = 0 (must be at least 1)".into());
+        }
+        if self.streams > MAX_STREAMS {
+            return bad(format!(
+                "streams = {} (must be 0 to {MAX_STREAMS})",
+                self.streams
+            ));
+        }
+        if !STREAM_BUFFER_RANGE.contains(&self.stream_buffer_frames) {
+            return bad(format!(
+                "stream_buffer_frames = {} (must be {} to {})",
+                self.stream_buffer_frames,
+                STREAM_BUFFER_RANGE.start(),
+                STREAM_BUFFER_RANGE.end()
+            ));
         }
         Ok(())
     }

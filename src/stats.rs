@@ -66,6 +66,16 @@ pub struct Stats {
     /// Virtual voices ended to make room in a full virtual pool (each an
     /// `Event::Stolen`, counted in `steals` as well).
     pub virtual_dropped: u64,
+    /// Streamed plays reading their stream slot now (at most
+    /// [`crate::EngineSettings::streams`]; see [`crate::Sound::stream_file`]).
+    pub streams: usize,
+    /// Times a streamed play's ring ran dry while it played (each an
+    /// [`crate::Event::StreamUnderrun`]): the loader fell behind, and the
+    /// play was silent until data came.
+    pub stream_underruns: u64,
+    /// Streams whose file failed to decode partway (their play ended at
+    /// what was decoded) or could not be opened again.
+    pub stream_decode_errors: u64,
 }
 
 /// What one pool slot holds, as last published by the mixer.
@@ -130,6 +140,10 @@ pub(crate) struct Counters {
     pub(crate) virtualized: AtomicU64,
     pub(crate) resumed: AtomicU64,
     pub(crate) virtual_dropped: AtomicU64,
+    pub(crate) streams: AtomicU64,
+    pub(crate) stream_underruns: AtomicU64,
+    /// Bumped by the stream loader (which holds a clone).
+    pub(crate) stream_decode_errors: std::sync::Arc<AtomicU64>,
     meters: Box<[SlotMeter]>,
     virtual_meters: Box<[SlotMeter]>,
     /// Set once by the mixer's `Drop`, after its last event was pushed.
@@ -193,6 +207,9 @@ impl Counters {
             virtualized: self.virtualized.load(Relaxed),
             resumed: self.resumed.load(Relaxed),
             virtual_dropped: self.virtual_dropped.load(Relaxed),
+            streams: self.streams.load(Relaxed) as usize,
+            stream_underruns: self.stream_underruns.load(Relaxed),
+            stream_decode_errors: self.stream_decode_errors.load(Relaxed),
         }
     }
 
@@ -202,6 +219,7 @@ impl Counters {
     pub(crate) fn mark_mixer_gone(&self) {
         self.active.store(0, Relaxed);
         self.virtual_active.store(0, Relaxed);
+        self.streams.store(0, Relaxed);
         for m in self.meters.iter().chain(self.virtual_meters.iter()) {
             m.store(0, 0.0);
         }

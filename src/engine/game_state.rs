@@ -38,6 +38,8 @@ pub(super) struct GameState {
     /// never drops the last one.
     pub(super) in_flight: Vec<Arc<SoundData>>,
     pub(super) prune_at: usize,
+    /// Stream slots and the loader.
+    pub(super) streams: super::streams::StreamSlots,
 }
 
 impl GameState {

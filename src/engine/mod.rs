@@ -9,6 +9,7 @@
 
 mod buses_groups;
 mod game_state;
+mod streams;
 mod voice_info;
 
 use std::collections::{HashMap, VecDeque};
@@ -117,21 +118,34 @@ impl Controller {
         let id = self.shared.next_id.fetch_add(1, Relaxed);
         let mut game = self.lock();
         self.pump(&mut game);
-        game.keep(&sound.data);
-        if params.looping {
-            // Made here, on the game side, once per sound: the audio side
-            // only reads it (see `SoundData::prepare_loop`).
-            sound.data.prepare_loop();
-        }
-        self.send(Command::Play {
-            id,
-            sound: Arc::clone(&sound.data),
-            params,
-        })?;
+        let stream = match &sound.data.stream {
+            Some(source) => Some((
+                self.play_stream(&mut game, id, sound, params)?,
+                Arc::clone(source),
+            )),
+            None => {
+                game.keep(&sound.data);
+                if params.looping {
+                    // Made here, on the game side, once per sound: the audio
+                    // side only reads it (see `SoundData::prepare_loop`).
+                    sound.data.prepare_loop();
+                }
+                self.send(Command::Play {
+                    id,
+                    sound: Arc::clone(&sound.data),
+                    params,
+                    stream: None,
+                })?;
+                None
+            }
+        };
         let info = PlayInfo {
             name: sound.name_arc(),
             group: params.group,
             bus: params.bus,
+            rate: sound.sample_rate(),
+            looping: params.looping,
+            stream,
         };
         game.live.insert(id, info);
         Ok(VoiceHandle::new(self.shared.engine, id))
@@ -352,11 +366,21 @@ impl Engine {
         // plus one `Ended` for every voice already sounding (see
         // `Mixer::drain_commands`). `voices + 2` more than the game-side
         // capacity lets at least `event_capacity / 2` plays through per block.
-        let ring = settings.event_capacity + settings.voices + 2;
+        // (And one `StreamUnderrun` per stream per block.)
+        let ring = settings.event_capacity + settings.voices + settings.streams + 2;
         let (prod, cons) = HeapRb::<TimedEvent>::new(ring).split();
         let counters = Arc::new(Counters::new(settings.voices, settings.virtual_voices));
         let engine = EngineId::next();
-        let mixer = Mixer::new(&settings, out_rate, engine, rx, prod, Arc::clone(&counters));
+        let (readers, stream_slots) = streams::make(&settings, &counters);
+        let mixer = Mixer::new(
+            &settings,
+            out_rate,
+            engine,
+            rx,
+            prod,
+            Arc::clone(&counters),
+            readers,
+        );
         let shared = Arc::new(Shared {
             engine,
             commands: tx,
@@ -393,6 +417,7 @@ impl Engine {
                 buses_made: 0,
                 in_flight: Vec::new(),
                 prune_at: 16,
+                streams: stream_slots,
             }),
         });
         Ok((
@@ -619,7 +644,24 @@ impl Engine {
             .stream_events
             .as_ref()
             .map_or(0, |q| q.capacity().get() * size_of::<TimedEvent>());
-        commands + events + backlog + live + sounds + stream_errors
+        commands + events + backlog + live + sounds + stream_errors + game.streams.memory_bytes()
+    }
+
+    /// Runs the stream loader on the calling thread, from [`Engine::pump_streams`]
+    /// (an offline engine: deterministic), instead of on a thread of its own.
+    pub(crate) fn stream_loader_inline(&self) {
+        self.controller.lock().streams.make_inline();
+    }
+
+    /// Offline: decodes every streamed play as far as its ring has room.
+    /// True if any streamed play is in flight.
+    pub(crate) fn pump_streams(&self) -> bool {
+        let mut game = self.controller.lock();
+        if !game.streams.in_use() {
+            return false;
+        }
+        game.streams.pump_all();
+        true
     }
 
     /// Moves reported events into the game-side backlog (which keeps the

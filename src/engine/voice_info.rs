@@ -37,6 +37,12 @@ pub(crate) struct PlayInfo {
     pub(crate) name: Arc<str>,
     pub(crate) group: u16,
     pub(crate) bus: u16,
+    /// The sound's rate (a seek's position is in its frames) and whether
+    /// the play loops.
+    pub(crate) rate: u32,
+    pub(crate) looping: bool,
+    /// For a streamed play: its stream slot and what it streams.
+    pub(crate) stream: Option<(usize, Arc<crate::sound::stream::StreamSource>)>,
 }
 
 impl PlayInfo {

@@ -56,8 +56,9 @@ use ringbuf::traits::{Observer, Producer};
 use ringbuf::HeapProd;
 
 use crate::command::ValidParams;
-use crate::command::{Command, EngineId, Event, TimedEvent, VoiceHandle};
+use crate::command::{Command, EngineId, Event, StreamTicket, TimedEvent, VoiceHandle};
 use crate::render::buses::{Buses, BUS_FRAMES};
+use crate::render::stream::StreamReaders;
 use crate::render::tails::Tails;
 use crate::render::voice::Voice;
 use crate::settings::EngineSettings;
@@ -116,6 +117,8 @@ pub struct Mixer {
     next_swap: u64,
     /// Stolen voices fading out.
     tails: Tails,
+    /// The audio side of every stream slot.
+    streams: StreamReaders,
     /// What a voice is worth hearing, at this output rate.
     audibility: Audibility,
     /// The master bus and the buses feeding it: planar mix buffers,
@@ -150,6 +153,7 @@ impl Mixer {
         commands: Receiver<Command>,
         events: HeapProd<TimedEvent>,
         counters: Arc<Counters>,
+        streams: StreamReaders,
     ) -> Mixer {
         let frames = |d| EngineSettings::frames(d, out_rate);
         Mixer {
@@ -164,6 +168,7 @@ impl Mixer {
             buses_resumed: false,
             next_swap: 0,
             tails: Tails::new(settings.voices),
+            streams,
             audibility: Audibility::new(out_rate),
             buses: Buses::new(
                 settings.buses,
@@ -262,6 +267,7 @@ impl Mixer {
             engine,
             pool,
             tails,
+            streams,
             events,
             counters,
             buses,
@@ -287,10 +293,13 @@ impl Mixer {
                 let b = v.bus();
                 let limit = buses.render_limit(b);
                 if limit == 0 {
+                    if let Some(k) = v.stream_slot() {
+                        streams.touch(k); // held by its bus: still reading
+                    }
                     return v.is_stopping().then_some(0);
                 }
                 let (l, r) = buses.target(b);
-                v.render(&mut l[..limit], &mut r[..limit], isa)
+                v.render(&mut l[..limit], &mut r[..limit], isa, streams)
             };
             pool.run(&mut render, |id, sounded| {
                 *room_changed = true;
@@ -305,6 +314,14 @@ impl Mixer {
             buses.finish_chunk(chunk, isa);
             chunk_start += n as u64;
         }
+        // Streams no voice read in this block are released; dry spells
+        // reported.
+        let at = *frame;
+        streams.end_block(|id| {
+            Counters::bump(&counters.stream_underruns);
+            let voice = VoiceHandle::new(*engine, id);
+            push_event(events, counters, at, Event::StreamUnderrun { voice });
+        });
         self.refresh_levels(frames);
         self.frame = end_frame;
         self.keep_virtual_time(frames);
@@ -336,6 +353,7 @@ impl Mixer {
             + self.virtuals.memory_bytes()
             + self.tails.memory_bytes()
             + self.buses.memory_bytes()
+            + self.streams.memory_bytes()
             + self.counters.memory_bytes()
     }
 
@@ -352,14 +370,16 @@ impl Mixer {
     fn refresh_levels(&mut self, frames: usize) {
         let count = (self.pool.len() * frames).div_ceil(LEVEL_REFRESH_FRAMES);
         let (audibility, buses) = (self.audibility, &self.buses);
+        let streams = &self.streams;
         self.pool
-            .refresh_levels(count, |v| level_of(&audibility, buses, v));
+            .refresh_levels(count, |v| rank(&audibility, buses, streams, v));
     }
 
     fn publish(&mut self) {
         let c = &self.counters;
         c.frames.store(self.frame, Relaxed);
         c.active.store(self.pool.live() as u64, Relaxed);
+        c.streams.store(self.streams.active() as u64, Relaxed);
         self.pool
             .report(|i, id, power| c.publish_slot(i, id, power.sqrt()));
     }
@@ -383,14 +403,23 @@ impl Mixer {
 
     fn drain_queue(&mut self) {
         for _ in 0..self.max_commands {
-            if self.events.vacant_len() < self.pool.live() + Self::EVENTS_PER_COMMAND {
+            // Room for this command's events, an `Ended` per voice, and
+            // a `StreamUnderrun` per stream at the block's end.
+            let reserve = self.pool.live() + self.streams.len() + Self::EVENTS_PER_COMMAND;
+            if self.events.vacant_len() < reserve {
                 return;
             }
             let Ok(cmd) = self.commands.try_recv() else {
                 return;
             };
             match cmd {
-                Command::Play { id, sound, params } => self.play(id, sound, &params),
+                Command::Play {
+                    id,
+                    sound,
+                    params,
+                    stream,
+                } => self.play(id, sound, &params, stream),
+                Command::Seek { id, frame, stream } => self.seek(id, frame, stream),
                 Command::Stop { id } => {
                     let fade = self.stop_fade;
                     self.update(id, |v| v.stop(fade));
@@ -411,9 +440,10 @@ impl Mixer {
                     // Stolen voices still fading out are stopped too (a
                     // shorter fade wins; see `Voice::stop`).
                     let (fade, audibility, buses) = (self.stop_fade, self.audibility, &self.buses);
+                    let streams = &self.streams;
                     self.pool.update_all(|v| {
                         v.stop(fade);
-                        Some(level_of(&audibility, buses, v))
+                        Some(rank(&audibility, buses, streams, v))
                     });
                     self.tails.for_each(|v| v.stop(fade));
                     self.stop_all_virtual();
@@ -461,11 +491,11 @@ impl Mixer {
         if !self.buses.any_volume_changed() {
             return;
         }
-        let (audibility, buses) = (self.audibility, &self.buses);
+        let (audibility, buses, streams) = (self.audibility, &self.buses, &self.streams);
         self.pool.update_all(|v| {
             buses
                 .volume_changed(v.bus())
-                .then(|| level_of(&audibility, buses, v))
+                .then(|| rank(&audibility, buses, streams, v))
         });
         self.buses.clear_volume_changes();
     }
@@ -474,12 +504,12 @@ impl Mixer {
     /// neither) and recomputes its audibility.
     fn update(&mut self, id: u64, f: impl FnOnce(&mut Voice)) {
         let mut f = Some(f);
-        let (audibility, buses) = (self.audibility, &self.buses);
+        let (audibility, buses, streams) = (self.audibility, &self.buses, &self.streams);
         self.pool.update(id, |v| {
             if let Some(f) = f.take() {
                 f(v);
             }
-            level_of(&audibility, buses, v)
+            rank(&audibility, buses, streams, v)
         });
         // Not a real voice (`f` still here): perhaps a virtual one.
         if let Some(f) = f {
@@ -487,13 +517,27 @@ impl Mixer {
         }
     }
 
-    pub(crate) fn play(&mut self, id: u64, sound: Arc<SoundData>, params: &ValidParams) {
+    pub(crate) fn play(
+        &mut self,
+        id: u64,
+        sound: Arc<SoundData>,
+        params: &ValidParams,
+        stream: Option<StreamTicket>,
+    ) {
         let now = self.frame;
         let fade_in = (params.fade_in * self.out_rate as f32).round() as u32;
         // A start still ahead waits in its voice, to the frame.
         let delay = params.start_at.saturating_sub(now).min(u64::from(u32::MAX)) as u32;
-        let voice = Voice::new(sound, params, self.out_rate, fade_in, delay);
-        let level = level_of(&self.audibility, &self.buses, &voice);
+        let slot = stream.map(|t| usize::from(t.slot));
+        if let (Some(t), Some(k)) = (stream, slot) {
+            // Read from the stream's start. If the play is refused, no
+            // voice reads it and the slot is released after the next block.
+            if let Some(reader) = self.streams.get(k) {
+                reader.begin(t.epoch, id, sound.channels, 0);
+            }
+        }
+        let voice = Voice::new(sound, params, self.out_rate, fade_in, delay, slot);
+        let level = rank(&self.audibility, &self.buses, &self.streams, &voice);
         let who = Identity {
             id,
             priority: params.priority,
@@ -576,6 +620,18 @@ impl Mixer {
         self.event(Event::Stolen { victim, by });
     }
 
+    /// Moves voice `id` to frame `frame` of its sound. A streamed play's
+    /// slot reads a new epoch from there; if no voice reads the slot for
+    /// `id` any more, that epoch is released at once.
+    fn seek(&mut self, id: u64, frame: u64, stream: Option<StreamTicket>) {
+        self.update(id, |v| v.seek(frame));
+        if let Some(t) = stream {
+            if let Some(reader) = self.streams.get(usize::from(t.slot)) {
+                reader.seek(t.epoch, id, frame);
+            }
+        }
+    }
+
     fn started(&mut self, handle: VoiceHandle, frame: u64) {
         self.next_order += 1;
         let c = &self.counters;
@@ -619,22 +675,51 @@ impl Drop for Mixer {
     }
 }
 
-/// What `voice` is worth hearing, from its sound's loudness and how it
-/// will play, times its bus's volume: the mixer joins the renderer's voice
-/// state to the voice manager's audibility, which never sees a `Voice`.
-fn level_of(audibility: &Audibility, buses: &Buses, voice: &Voice) -> f32 {
+/// [`level_of`] for any voice in the pool: a streamed play ranks by the
+/// loudness its loader has measured ahead of it (before it has any, by its
+/// file's opening second).
+fn rank(audibility: &Audibility, buses: &Buses, streams: &StreamReaders, voice: &Voice) -> f32 {
+    let Some(k) = voice.stream_slot() else {
+        return level_of(audibility, buses, voice);
+    };
+    let playback = playback(voice);
+    let bus = buses.audible_power(voice.bus());
+    match streams.peek(k).and_then(|r| r.curve()) {
+        Some(curve) => audibility.level(&curve, &playback) * bus,
+        None => {
+            let power = voice
+                .sound()
+                .stream
+                .as_ref()
+                .map_or(0.0, |s| s.opening_power);
+            let flat = crate::sound::loudness::Flat::new(power, voice.sound().sample_rate);
+            audibility.level(&flat, &playback) * bus
+        }
+    }
+}
+
+/// How `voice` will play, as audibility reads it.
+fn playback(voice: &Voice) -> Playback {
     let (gain, target, ramp_left) = voice.gain_path();
-    let sound = voice.sound();
-    let playback = Playback {
+    Playback {
         position: voice.position(),
         step: voice.step(),
-        looping: voice.looping(),
+        // A stream's positions run on through its loops.
+        looping: voice.looping() && voice.stream_slot().is_none(),
         gain,
         target,
         ramp_left,
-        channels: sound.channels,
-    };
-    audibility.level(&sound.loudness, &playback) * buses.audible_power(voice.bus())
+        channels: voice.sound().channels,
+    }
+}
+
+/// What `voice` (playing a decoded sound) is worth hearing, from its
+/// sound's loudness and how it will play, times its bus's volume: the mixer
+/// joins the renderer's voice state to the voice manager's audibility,
+/// which never sees a `Voice`.
+fn level_of(audibility: &Audibility, buses: &Buses, voice: &Voice) -> f32 {
+    let playback = playback(voice);
+    audibility.level(&voice.sound().loudness, &playback) * buses.audible_power(voice.bus())
 }
 
 fn push_event(events: &mut HeapProd<TimedEvent>, counters: &Counters, frame: u64, event: Event) {

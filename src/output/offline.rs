@@ -49,6 +49,8 @@ pub struct OfflineEngine {
     /// Boxed: a WAV writer and its buffer would otherwise make every
     /// engine a few hundred bytes wider, recording or not.
     recorder: Option<Box<Recorder>>,
+    /// The stream loader is held back (a test hook).
+    loader_held: bool,
 }
 
 impl fmt::Debug for OfflineEngine {
@@ -59,6 +61,11 @@ impl fmt::Debug for OfflineEngine {
             .finish()
     }
 }
+
+/// With streamed plays in flight, [`OfflineEngine::render`] renders in
+/// blocks of at most this many frames, filling the streams' rings before
+/// each.
+const STREAM_PIECE_FRAMES: usize = 2_048;
 
 impl OfflineEngine {
     /// An engine rendering at `settings.sample_rate`.
@@ -72,11 +79,13 @@ impl OfflineEngine {
     /// ```
     pub fn new(settings: EngineSettings) -> Result<OfflineEngine, EngineError> {
         let (engine, mixer) = Engine::new(settings)?;
+        engine.stream_loader_inline();
         Ok(OfflineEngine {
             engine,
             mixer,
             buffer: Vec::new(),
             recorder: None,
+            loader_held: false,
         })
     }
 
@@ -119,7 +128,19 @@ impl OfflineEngine {
         if self.buffer.len() < len {
             self.buffer.resize(len, 0.0);
         }
-        self.mixer.process(&mut self.buffer[..len]);
+        if self.loader_held {
+            self.mixer.process(&mut self.buffer[..len]);
+        } else if self.engine.pump_streams() {
+            // Streamed plays: the loader fills their rings before each
+            // piece of at most `STREAM_PIECE_FRAMES`, as a loader thread
+            // would keep them filled, so a long render never runs one dry.
+            for piece in self.buffer[..len].chunks_mut(2 * STREAM_PIECE_FRAMES) {
+                self.engine.pump_streams();
+                self.mixer.process(piece);
+            }
+        } else {
+            self.mixer.process(&mut self.buffer[..len]);
+        }
         self.engine.pump();
         if let Some(r) = self.recorder.as_mut() {
             r.write(&self.buffer[..len]);
@@ -287,6 +308,13 @@ impl OfflineEngine {
         self.engine.memory_bytes()
             + self.mixer.memory_bytes()
             + self.buffer.capacity() * std::mem::size_of::<f32>()
+    }
+
+    /// Holds the stream loader back (`true`) so streamed plays starve,
+    /// or lets it fill their rings before each block again (tests).
+    #[cfg(feature = "hooks")]
+    pub fn hold_stream_loader(&mut self, held: bool) {
+        self.loader_held = held;
     }
 
     /// The mixer this engine drives (for benchmarks and tests).

@@ -11,5 +11,6 @@
 pub(crate) mod buses;
 pub(crate) mod kernel;
 pub(crate) mod limiter;
+pub(crate) mod stream;
 pub(crate) mod tails;
 pub(crate) mod voice;

@@ -66,7 +66,7 @@ pub(super) fn sniff(head: &[u8]) -> Content {
 }
 
 /// Reads up to [`HEAD`] bytes from the start, then goes back there.
-fn read_head<R: Read + Seek>(r: &mut R) -> io::Result<Vec<u8>> {
+pub(super) fn read_head<R: Read + Seek>(r: &mut R) -> io::Result<Vec<u8>> {
     let mut head = Vec::with_capacity(HEAD);
     r.by_ref().take(HEAD as u64).read_to_end(&mut head)?;
     r.seek(io::SeekFrom::Start(0))?;

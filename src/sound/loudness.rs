@@ -45,26 +45,12 @@ impl Loudness {
     pub(crate) fn measure(samples: &[f32], channels: usize, rate: u32) -> Loudness {
         let channels = channels.max(1);
         let frames = samples.len() / channels;
-        let window_frames = ((f64::from(rate) * WINDOW_SECONDS).round() as usize).max(1);
-        let mut filters: Vec<KWeighting> = (0..channels).map(|_| KWeighting::new(rate)).collect();
-        let windows = frames.div_ceil(window_frames);
-        let mut prefix = Vec::with_capacity(windows + 1);
-        let mut sum = 0.0f64;
-        prefix.push(sum);
-        for window in samples[..frames * channels].chunks(window_frames * channels) {
-            let n = (window.len() / channels) as f64;
-            let mut power = 0.0f64;
-            for (c, filter) in filters.iter_mut().enumerate() {
-                let mut sq = 0.0f64;
-                for frame in window.chunks_exact(channels) {
-                    let y = filter.run(f64::from(frame[c]));
-                    sq += y * y;
-                }
-                power += sq / n;
-            }
-            sum += power;
-            prefix.push(sum);
-        }
+        let mut meter = Meter::new(channels, rate);
+        let window_frames = meter.window_frames();
+        let mut prefix = Vec::with_capacity(frames.div_ceil(window_frames) + 1);
+        prefix.push(0.0);
+        meter.push(&samples[..frames * channels], |sum| prefix.push(sum));
+        meter.finish(|sum| prefix.push(sum));
         let per_frame = 1.0 / window_frames as f64;
         let period = frames as f64 * per_frame;
         let mut loudness = Loudness {
@@ -137,6 +123,121 @@ impl Loudness {
             (Some(&lo), Some(&hi)) => lo + (hi - lo) * f,
             _ => self.prefix.last().copied().unwrap_or(0.0),
         }
+    }
+}
+
+/// What stealing reads of a sound's loudness: the energy summed from its
+/// start up to a (fractional) frame. [`Loudness`] answers from its table;
+/// a stream answers from the windows its loader has measured so far
+/// (`sound::stream`).
+pub(crate) trait EnergyCurve {
+    /// The power of all windows from the start up to frame `at` (see
+    /// [`Loudness::energy_to`]).
+    fn energy_to(&self, at: f64, looping: bool) -> f64;
+    /// Frames per analysis window.
+    fn window_frames(&self) -> f64;
+}
+
+impl EnergyCurve for Loudness {
+    #[inline]
+    fn energy_to(&self, at: f64, looping: bool) -> f64 {
+        Loudness::energy_to(self, at, looping)
+    }
+    #[inline]
+    fn window_frames(&self) -> f64 {
+        Loudness::window_frames(self)
+    }
+}
+
+/// The same power everywhere: what stealing assumes of a streamed play
+/// before its loader has measured any of it.
+pub(crate) struct Flat {
+    power: f64,
+    window_frames: f64,
+}
+
+impl Flat {
+    /// `power` per window of 5 ms at `rate`.
+    pub(crate) fn new(power: f64, rate: u32) -> Flat {
+        Flat {
+            power,
+            window_frames: (f64::from(rate) * WINDOW_SECONDS).round().max(1.0),
+        }
+    }
+}
+
+impl EnergyCurve for Flat {
+    fn energy_to(&self, at: f64, _looping: bool) -> f64 {
+        at.max(0.0) / self.window_frames * self.power
+    }
+    fn window_frames(&self) -> f64 {
+        self.window_frames
+    }
+}
+
+/// The measurement run a frame at a time: what [`Loudness::measure`] does
+/// to a whole sound, and what a stream's loader does to what it decodes,
+/// with the same arithmetic in the same order (so a streamed sound ranks
+/// exactly as the same sound decoded).
+pub(crate) struct Meter {
+    filters: Vec<KWeighting>,
+    /// Per channel, the sum of squares in the window so far.
+    squares: Vec<f64>,
+    window_frames: usize,
+    in_window: usize,
+    sum: f64,
+}
+
+impl Meter {
+    pub(crate) fn new(channels: usize, rate: u32) -> Meter {
+        let channels = channels.max(1);
+        Meter {
+            filters: (0..channels).map(|_| KWeighting::new(rate)).collect(),
+            squares: vec![0.0; channels],
+            window_frames: ((f64::from(rate) * WINDOW_SECONDS).round() as usize).max(1),
+            in_window: 0,
+            sum: 0.0,
+        }
+    }
+
+    /// Frames per window.
+    pub(crate) fn window_frames(&self) -> usize {
+        self.window_frames
+    }
+
+    /// Measures more interleaved frames; `emit` gets the running sum after
+    /// each window they complete.
+    pub(crate) fn push(&mut self, samples: &[f32], mut emit: impl FnMut(f64)) {
+        let channels = self.filters.len();
+        for frame in samples.chunks_exact(channels) {
+            for ((filter, sq), &x) in self.filters.iter_mut().zip(&mut self.squares).zip(frame) {
+                let y = filter.run(f64::from(x));
+                *sq += y * y;
+            }
+            self.in_window += 1;
+            if self.in_window == self.window_frames {
+                emit(self.close_window());
+            }
+        }
+    }
+
+    /// Closes a partial last window, if there is one.
+    pub(crate) fn finish(&mut self, mut emit: impl FnMut(f64)) {
+        if self.in_window > 0 {
+            emit(self.close_window());
+        }
+    }
+
+    fn close_window(&mut self) -> f64 {
+        let n = self.in_window as f64;
+        let mut power = 0.0f64;
+        for sq in &mut self.squares {
+            power += *sq / n;
+            *sq = 0.0;
+        }
+        self.in_window = 0;
+        self.sum += power;
+        self.sum
     }
 }
 

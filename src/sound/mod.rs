@@ -46,8 +46,10 @@ pub use crate::error::{SoundError, MAX_FRAMES, SAMPLE_RATE_RANGE, SUPPORTED_FORM
 mod compressed;
 mod decode;
 mod downmix;
+pub(crate) mod loader;
 pub(crate) mod loop_tile;
 pub(crate) mod loudness;
+pub(crate) mod stream;
 mod wav;
 
 use loop_tile::LoopTile;
@@ -79,6 +81,9 @@ pub(crate) struct SoundData {
     /// game side by [`SoundData::prepare_loop`]; the audio side only reads
     /// it (`OnceLock::get` is one atomic load, no lock).
     loop_tile: OnceLock<Option<LoopTile>>,
+    /// For a streamed sound ([`Sound::stream_file`]): the file its plays
+    /// decode. Its `samples` are then only guard frames and `frames` 0.
+    pub(crate) stream: Option<Arc<stream::StreamSource>>,
 }
 
 /// A decoded sound, ready to play on any number of voices at once.
@@ -289,7 +294,8 @@ impl Sound {
         self.data.sample_rate
     }
 
-    /// Length in frames at the sound's own rate.
+    /// Length in frames at the sound's own rate (for a streamed sound, the
+    /// length its file announces; see [`Sound::stream_file`]).
     ///
     /// ```
     /// use voicepool::Sound;
@@ -299,7 +305,10 @@ impl Sound {
     /// # Ok::<(), voicepool::SoundError>(())
     /// ```
     pub fn frames(&self) -> usize {
-        self.data.frames
+        match &self.data.stream {
+            Some(s) => usize::try_from(s.frames).unwrap_or(usize::MAX),
+            None => self.data.frames,
+        }
     }
 
     /// Length in seconds at pitch 1.0.
@@ -311,10 +320,11 @@ impl Sound {
     /// # Ok::<(), voicepool::SoundError>(())
     /// ```
     pub fn duration_seconds(&self) -> f64 {
-        self.data.frames as f64 / self.data.sample_rate as f64
+        self.frames() as f64 / self.data.sample_rate as f64
     }
 
-    /// Interleaved samples as stored (after clamping).
+    /// Interleaved samples as stored (after clamping); empty for a
+    /// streamed sound, which holds none.
     ///
     /// ```
     /// use voicepool::{Sound, sound::MAX_SAMPLE_MAGNITUDE};
@@ -423,8 +433,26 @@ impl Sound {
                 samples: samples.into_boxed_slice(),
                 loudness,
                 loop_tile: OnceLock::new(),
+                stream: None,
             }),
         })
+    }
+
+    /// A streamed sound: its plays decode `source`.
+    pub(super) fn build_stream(name: String, source: Arc<stream::StreamSource>) -> Sound {
+        let channels = source.channels;
+        Sound {
+            name: name.into(),
+            data: Arc::new(SoundData {
+                channels,
+                sample_rate: source.rate,
+                frames: 0,
+                samples: vec![0.0; channels * GUARD_FRAMES].into_boxed_slice(),
+                loudness: Loudness::measure(&[], channels, source.rate),
+                loop_tile: OnceLock::new(),
+                stream: Some(source),
+            }),
+        }
     }
 }
 
@@ -432,6 +460,9 @@ impl SoundData {
     /// Game side, before a looping play is sent: makes the sound's loop
     /// tile if it is short enough to want one (once; allocates).
     pub(crate) fn prepare_loop(&self) {
+        if self.stream.is_some() {
+            return;
+        }
         self.loop_tile
             .get_or_init(|| LoopTile::new(&self.samples, self.frames, self.channels));
     }

@@ -27,7 +27,7 @@
 //! look of a level meter. `BENCHMARKS.md` ("Stealing quality") measures the
 //! choice against oracles of each horizon.
 
-use crate::sound::loudness::Loudness;
+use crate::sound::loudness::EnergyCurve;
 
 /// Horizons (seconds of output) and their weights; the weights sum to 1.
 pub(crate) const HORIZONS: [(f64, f64); 3] = [(0.1, 1.0 / 3.0), (0.3, 1.0 / 3.0), (1.0, 1.0 / 3.0)];
@@ -74,7 +74,7 @@ impl Audibility {
     /// The voice's expected loss, in K-weighted power units (0 for silence;
     /// comparable across voices, sounds and rates). Real-time safe: eight
     /// table reads and one division.
-    pub(crate) fn level(&self, loudness: &Loudness, p: &Playback) -> f32 {
+    pub(crate) fn level(&self, loudness: &impl EnergyCurve, p: &Playback) -> f32 {
         if p.step <= 0.0 {
             return 0.0;
         }

@@ -15,7 +15,10 @@ use crate::command::ValidParams;
 use crate::sound::SoundData;
 
 use super::kernel::{self, Gain, FRAC_BITS, FRAC_ONE};
+use super::stream::StreamReaders;
 use crate::simd::Isa;
+
+mod streamed;
 
 /// Where a voice is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,8 +62,11 @@ pub(crate) struct Voice {
     /// Output frames of silence left before its first sample (a start
     /// scheduled with `start_at`, within or beyond the current block).
     delay: u32,
-    /// The bus it plays on (its index; 0 is the master).
-    bus: u16,
+    /// The bus it plays on (its index; 0 is the master; at most 255).
+    bus: u8,
+    /// For a streamed play, its stream slot + 1 (0: it plays `sound`'s
+    /// samples).
+    stream: u8,
     looping: bool,
     phase: Phase,
 }
@@ -102,13 +108,15 @@ fn step_for(src_rate: u32, out_rate: u32, pitch: f32) -> u64 {
 
 impl Voice {
     /// A new voice at the start of `sound`, with `params` already
-    /// validated, sounding its first sample after `delay` output frames.
+    /// validated, sounding its first sample after `delay` output frames;
+    /// reading stream slot `stream` if it is a streamed play.
     pub(crate) fn new(
         sound: Arc<SoundData>,
         params: &ValidParams,
         out_rate: u32,
         fade_in_frames: u32,
         delay: u32,
+        stream: Option<usize>,
     ) -> Voice {
         let target = pan_gains(params.volume, params.pan, sound.channels);
         let (gain, ramp_left) = if fade_in_frames > 0 {
@@ -127,7 +135,10 @@ impl Voice {
             pan: params.pan,
             resume_ramp: 0,
             delay,
-            bus: params.bus,
+            // Bus indices are below `MAX_BUSES + 1` = 256, stream slots
+            // below `MAX_STREAMS` = 255 (settings validation).
+            bus: params.bus as u8,
+            stream: stream.map_or(0, |k| k as u8 + 1),
             looping: params.looping,
             phase: Phase::Playing,
         }
@@ -136,7 +147,13 @@ impl Voice {
     /// The bus it plays on.
     #[inline]
     pub(crate) fn bus(&self) -> u16 {
-        self.bus
+        u16::from(self.bus)
+    }
+
+    /// The stream slot it reads, for a streamed play.
+    #[inline]
+    pub(crate) fn stream_slot(&self) -> Option<usize> {
+        self.stream.checked_sub(1).map(usize::from)
     }
 
     /// Heads for `volume` over exactly `frames` (a fade the game asked
@@ -332,7 +349,19 @@ impl Voice {
     /// it has one (short sounds, so that a loop of a few frames still runs in
     /// long segments), else the sound itself, rendering the one frame that
     /// interpolates from its last frame to its first on its own.
-    pub(crate) fn render(&mut self, l: &mut [f32], r: &mut [f32], isa: Isa) -> Option<usize> {
+    pub(crate) fn render(
+        &mut self,
+        l: &mut [f32],
+        r: &mut [f32],
+        isa: Isa,
+        streams: &mut StreamReaders,
+    ) -> Option<usize> {
+        if let Some(k) = self.stream_slot() {
+            return match streams.get(k) {
+                Some(reader) => self.render_stream(l, r, isa, reader),
+                None => Some(0),
+            };
+        }
         let total = l.len().min(r.len());
         let (period, tiled) = match self.looping.then(|| self.sound.loop_tile()) {
             Some(Some(tile)) => (tile.period as u64, true),
@@ -391,6 +420,20 @@ impl Voice {
             self.render_segment(&mut l[done..end], &mut r[done..end], isa, tiled);
             done = end;
         }
+    }
+
+    /// Moves to frame `frame` of its sound (a loop's: modulo its length; a
+    /// one-shot's past its end: the end, so it ends). A streamed play's
+    /// reader is moved by the mixer.
+    pub(crate) fn seek(&mut self, frame: u64) {
+        let frame = if self.stream != 0 {
+            frame
+        } else if self.looping {
+            frame % (self.sound.frames as u64).max(1)
+        } else {
+            frame.min(self.sound.frames as u64)
+        };
+        self.pos = frame.min(u64::from(u32::MAX)) << FRAC_BITS;
     }
 
     /// A copy of this voice (sharing its sample data): a stolen voice that

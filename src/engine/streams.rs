@@ -1,0 +1,214 @@
+//! The game side of streamed plays: which stream slot each play has, the
+//! loader that decodes them, and `seek`.
+//!
+//! A slot is free when the audio side has released the epoch last given
+//! out on it (`sound::stream`'s hand-over protocol). The game side claims
+//! a free slot for a play, sends the play, then asks the loader to decode
+//! for it; a seek is a new epoch on the same slot.
+
+use std::sync::atomic::Ordering::Acquire;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::game_state::GameState;
+use super::Controller;
+use crate::command::{Command, StreamTicket, ValidParams, VoiceHandle};
+use crate::error::PlayError;
+use ringbuf::traits::Split;
+use ringbuf::HeapRb;
+
+use crate::render::stream::{StreamReader, StreamReaders, STAGING_FRAMES};
+use crate::settings::EngineSettings;
+use crate::sound::loader::{Loader, Request, Worker};
+use crate::sound::stream::StreamShared;
+use crate::stats::Counters;
+
+/// Every stream slot, as the game side sees it.
+pub(super) struct StreamSlots {
+    shared: Vec<Arc<StreamShared>>,
+    /// Per slot, the epoch last given out (0: never).
+    given: Vec<u32>,
+    loader: Loader,
+    /// Frames per ring.
+    ring_frames: usize,
+}
+
+impl StreamSlots {
+    fn new(shared: Vec<Arc<StreamShared>>, loader: Loader, ring_frames: usize) -> StreamSlots {
+        StreamSlots {
+            given: vec![0; shared.len()],
+            shared,
+            loader,
+            ring_frames,
+        }
+    }
+
+    /// A slot whose last play the audio side is done with.
+    fn free_slot(&self) -> Option<usize> {
+        (0..self.shared.len()).find(|&k| self.shared[k].released.load(Acquire) == self.given[k])
+    }
+
+    /// The next epoch for slot `k` (never 0).
+    fn next_epoch(&self, k: usize) -> u32 {
+        self.given[k].wrapping_add(1).max(1)
+    }
+
+    /// True while any slot's play is not over on the audio side.
+    pub(super) fn in_use(&self) -> bool {
+        (0..self.shared.len()).any(|k| self.shared[k].released.load(Acquire) != self.given[k])
+    }
+
+    /// The loader runs inline (an offline engine).
+    pub(super) fn make_inline(&mut self) {
+        self.loader.make_inline();
+    }
+
+    /// Offline: fills every ring.
+    pub(super) fn pump_all(&mut self) {
+        self.loader.pump_all();
+    }
+
+    /// Heap bytes the rings hold (the audio side's staging is the
+    /// mixer's).
+    pub(super) fn memory_bytes(&self) -> usize {
+        self.shared.len() * (2 * self.ring_frames * 4 + 4)
+    }
+}
+
+/// Every stream slot of an engine made with `settings`: its ring (the
+/// audio side's readers, the loader's producers), its shared state, and the
+/// loader (started on its own thread at the first streamed play).
+pub(super) fn make(settings: &EngineSettings, counters: &Counters) -> (StreamReaders, StreamSlots) {
+    let mut readers = Vec::with_capacity(settings.streams);
+    let mut producers = Vec::with_capacity(settings.streams);
+    let mut shared = Vec::with_capacity(settings.streams);
+    for _ in 0..settings.streams {
+        let (prod, cons) = HeapRb::<f32>::new(2 * settings.stream_buffer_frames).split();
+        let s = Arc::new(StreamShared::new(
+            settings.stream_buffer_frames,
+            STAGING_FRAMES,
+        ));
+        readers.push(StreamReader::new(cons, Arc::clone(&s)));
+        producers.push((prod, Arc::clone(&s)));
+        shared.push(s);
+    }
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let worker = Worker::new(producers, rx, Arc::clone(&counters.stream_decode_errors));
+    let loader = Loader::new(tx, worker, true);
+    (
+        StreamReaders::new(readers),
+        StreamSlots::new(shared, loader, settings.stream_buffer_frames),
+    )
+}
+
+impl Controller {
+    /// `play` for a streamed sound: claims a slot, sends the play, starts
+    /// the loader on it. Returns the slot.
+    pub(super) fn play_stream(
+        &self,
+        game: &mut GameState,
+        id: u64,
+        sound: &crate::Sound,
+        params: ValidParams,
+    ) -> Result<usize, PlayError> {
+        let Some(source) = sound.data.stream.clone() else {
+            return Err(PlayError::EngineStopped);
+        };
+        let slots = &mut game.streams;
+        let Some(k) = slots.free_slot() else {
+            return Err(PlayError::TooManyStreams {
+                max: slots.shared.len(),
+            });
+        };
+        let epoch = slots.next_epoch(k);
+        let params = ValidParams {
+            // A stolen stream ends: it cannot keep time silently.
+            virtualize: false,
+            ..params
+        };
+        game.keep(&sound.data);
+        self.send(Command::Play {
+            id,
+            sound: Arc::clone(&sound.data),
+            params,
+            stream: Some(StreamTicket {
+                slot: k as u16,
+                epoch,
+            }),
+        })?;
+        let slots = &mut game.streams;
+        slots.given[k] = epoch;
+        slots.loader.send(Request {
+            slot: k,
+            epoch,
+            source,
+            looping: params.looping,
+            from: 0,
+        });
+        Ok(k)
+    }
+
+    /// Moves the voice to `position` in its sound (from the sound's start,
+    /// at the sound's own rate: pitch does not scale it). A loop's position
+    /// wraps around its length; past the end of a one-shot, the play ends.
+    /// A streamed play is decoded anew from there (silent for the few
+    /// milliseconds the loader takes, offline not at all). A virtual voice
+    /// moves too. A stale or foreign handle does nothing.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+    /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// // One second: silence, then a tone from 0.5 s on.
+    /// let mut samples = vec![0.0f32; 24_000];
+    /// samples.extend((0..24_000).map(|i| (i as f32 * 0.06).sin() * 0.5));
+    /// let song = Sound::from_samples(1, 48_000, samples)?;
+    /// let h = engine.play(&song, PlayParams::default())?;
+    /// assert!(engine.render(480).iter().all(|&s| s == 0.0)); // the silent start
+    /// engine.seek(h, Duration::from_millis(600))?;
+    /// assert!(engine.render(480).iter().any(|&s| s != 0.0)); // now the tone
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn seek(&self, voice: VoiceHandle, position: Duration) -> Result<(), PlayError> {
+        let Some(id) = voice.id_in(self.shared.engine) else {
+            return Ok(());
+        };
+        let mut game = self.lock();
+        self.pump(&mut game);
+        let Some(info) = game.live.get(&id) else {
+            return Ok(());
+        };
+        let mut frame = (position.as_secs_f64() * f64::from(info.rate)).round() as u64;
+        let Some((k, source)) = info.stream.clone() else {
+            drop(game);
+            return self.send(Command::Seek {
+                id,
+                frame,
+                stream: None,
+            });
+        };
+        let looping = info.looping;
+        if looping && source.frames > 0 {
+            frame %= source.frames;
+        }
+        let epoch = game.streams.next_epoch(k);
+        self.send(Command::Seek {
+            id,
+            frame,
+            stream: Some(StreamTicket {
+                slot: k as u16,
+                epoch,
+            }),
+        })?;
+        let slots = &mut game.streams;
+        slots.given[k] = epoch;
+        slots.loader.send(Request {
+            slot: k,
+            epoch,
+            source,
+            looping,
+            from: frame,
+        });
+        Ok(())
+    }
+}

@@ -1,0 +1,266 @@
+//! The audio side of streamed plays: per stream slot, the ring's consumer
+//! and a small staging buffer that holds the stretch of the stream a voice
+//! is reading, contiguous (a ring wraps; the kernels read straight runs),
+//! with zero guard frames after the stream's last frame.
+//!
+//! Real-time contract: everything here runs on the audio thread. The
+//! staging buffers are allocated when the engine is made; reading the ring
+//! is `ringbuf`'s lock-free `pop_slice` and `skip`; the loader's state is
+//! read with atomic loads. An empty ring is never waited for: the voice
+//! goes silent there and the underrun is counted.
+
+use std::sync::atomic::Ordering::{Acquire, Release};
+use std::sync::Arc;
+
+use ringbuf::traits::{Consumer, Observer};
+use ringbuf::HeapCons;
+
+use crate::sound::stream::{StreamCurve, StreamShared, NO_END};
+use crate::sound::GUARD_FRAMES;
+
+/// Source frames a slot stages at most (plus guard frames): the kernels
+/// read a voice's block from here in runs of up to this many frames.
+pub(crate) const STAGING_FRAMES: usize = 4_096;
+
+/// One slot's reader.
+pub(crate) struct StreamReader {
+    ring: HeapCons<f32>,
+    shared: Arc<StreamShared>,
+    /// Interleaved: `STAGING_FRAMES + GUARD_FRAMES` stereo frames.
+    staging: Box<[f32]>,
+    /// The stream frame `staging` starts at, and how many frames it holds.
+    base: u64,
+    staged: usize,
+    channels: usize,
+    /// Samples ever taken from the ring (popped or skipped).
+    taken: u64,
+    /// The play (epoch) it reads for, and the voice's id, while one does.
+    epoch: u32,
+    voice: u64,
+    active: bool,
+    /// Its ring was filled once (the play may sound).
+    primed: bool,
+    /// Ran dry and still is; `new_underrun`: since the last report.
+    starving: bool,
+    new_underrun: bool,
+    /// Rendered (or held by a pause) in the current block.
+    touched: bool,
+}
+
+/// What a voice may read: the staged stretch and whether the stream ends
+/// within it.
+pub(crate) struct Window<'a> {
+    /// Interleaved, from frame `base` on, with at least `GUARD_FRAMES`
+    /// frames (finite samples) after `frames`.
+    pub(crate) data: &'a [f32],
+    pub(crate) base: u64,
+    pub(crate) frames: usize,
+    /// The stream frame after its last, if it is within the window (then
+    /// the frames after it are zeros).
+    pub(crate) end: Option<u64>,
+}
+
+impl StreamReader {
+    pub(crate) fn new(ring: HeapCons<f32>, shared: Arc<StreamShared>) -> StreamReader {
+        StreamReader {
+            ring,
+            shared,
+            staging: vec![0.0; 2 * (STAGING_FRAMES + GUARD_FRAMES)].into_boxed_slice(),
+            base: 0,
+            staged: 0,
+            channels: 1,
+            taken: 0,
+            epoch: 0,
+            voice: 0,
+            active: false,
+            primed: false,
+            starving: false,
+            new_underrun: false,
+            touched: false,
+        }
+    }
+
+    /// A play (or a seek: a new epoch) starts reading at stream frame
+    /// `from`.
+    pub(crate) fn begin(&mut self, epoch: u32, voice: u64, channels: usize, from: u64) {
+        self.epoch = epoch;
+        self.voice = voice;
+        self.channels = channels.clamp(1, 2);
+        self.base = from;
+        self.staged = 0;
+        self.active = true;
+        self.primed = false;
+        self.starving = false;
+        self.new_underrun = false;
+        self.touched = true;
+    }
+
+    /// Play `voice` moved to stream frame `frame`, on a new epoch: read it
+    /// from there. If this slot no longer reads for `voice` (its play is
+    /// over), nobody will read the epoch: it is released at once.
+    pub(crate) fn seek(&mut self, epoch: u32, voice: u64, frame: u64) {
+        if self.active && self.voice == voice {
+            let channels = self.channels;
+            self.begin(epoch, voice, channels, frame);
+        } else {
+            self.shared.released.store(epoch, Release);
+        }
+    }
+
+    /// Whether the play may sound: its loader is on it and has filled the
+    /// ring once. Skips what earlier plays left in the ring on the way.
+    pub(crate) fn ready(&mut self) -> bool {
+        self.touched = true;
+        if self.primed {
+            return true;
+        }
+        if !self.sync() {
+            return false;
+        }
+        self.primed = self.shared.ready_epoch.load(Acquire) == self.epoch;
+        self.primed
+    }
+
+    /// True once the loader fills for this epoch; drops samples of
+    /// earlier epochs still in the ring.
+    fn sync(&mut self) -> bool {
+        if self.shared.loader_epoch.load(Acquire) != self.epoch {
+            return false;
+        }
+        let origin = self
+            .shared
+            .origin
+            .load(std::sync::atomic::Ordering::Relaxed);
+        if self.taken < origin {
+            let stale = usize::try_from(origin - self.taken).unwrap_or(usize::MAX);
+            self.taken += self.ring.skip(stale) as u64;
+        }
+        self.taken >= origin
+    }
+
+    /// The staged stretch from stream frame `from` on (frames before it are
+    /// dropped), topped up from the ring.
+    pub(crate) fn window(&mut self, from: u64) -> Window<'_> {
+        let ch = self.channels;
+        if from > self.base {
+            let drop = usize::try_from(from - self.base)
+                .unwrap_or(usize::MAX)
+                .min(self.staged);
+            self.staging.copy_within(drop * ch..self.staged * ch, 0);
+            self.staged -= drop;
+            self.base += drop as u64;
+        }
+        if self.sync() && self.base + self.staged as u64 >= from {
+            let room = (STAGING_FRAMES - self.staged) * ch;
+            let whole = self.ring.occupied_len() / ch * ch;
+            let want = room.min(whole);
+            let at = self.staged * ch;
+            let got = self.ring.pop_slice(&mut self.staging[at..at + want]);
+            self.taken += got as u64;
+            self.staged += got / ch;
+        }
+        let end = self.shared.end_frame.load(Acquire);
+        let staged_to = self.base + self.staged as u64;
+        let end = (end != NO_END && end <= staged_to).then_some(end);
+        if let Some(e) = end {
+            // Zeros after the last frame: interpolation from it reads them.
+            let last = usize::try_from(e - self.base).unwrap_or(0).min(self.staged);
+            self.staged = last;
+            self.staging[last * ch..(last + GUARD_FRAMES) * ch].fill(0.0);
+        }
+        Window {
+            data: &self.staging[..(self.staged + GUARD_FRAMES) * ch],
+            base: self.base,
+            frames: self.staged,
+            end,
+        }
+    }
+
+    /// The voice found no data where it had to play `frames`.
+    pub(crate) fn underrun(&mut self) {
+        if !self.starving {
+            self.starving = true;
+            self.new_underrun = true;
+        }
+    }
+
+    /// The voice played from the ring again.
+    pub(crate) fn fed(&mut self) {
+        self.starving = false;
+    }
+
+    /// Its loudness curve, for stealing, while the loader is on its play.
+    pub(crate) fn curve(&self) -> Option<StreamCurve<'_>> {
+        self.shared.curve(self.epoch)
+    }
+
+    /// Heap bytes held (staging; the ring is counted by the engine).
+    fn memory_bytes(&self) -> usize {
+        self.staging.len() * 4 + self.shared.memory_bytes()
+    }
+}
+
+/// Every slot's reader.
+pub(crate) struct StreamReaders {
+    slots: Box<[StreamReader]>,
+}
+
+impl StreamReaders {
+    pub(crate) fn new(slots: Vec<StreamReader>) -> StreamReaders {
+        StreamReaders {
+            slots: slots.into_boxed_slice(),
+        }
+    }
+
+    /// Slot `k`'s reader (`None` for a number no slot has).
+    #[inline]
+    pub(crate) fn get(&mut self, k: usize) -> Option<&mut StreamReader> {
+        self.slots.get_mut(k)
+    }
+
+    /// Slot `k`'s reader, to read.
+    #[inline]
+    pub(crate) fn peek(&self, k: usize) -> Option<&StreamReader> {
+        self.slots.get(k)
+    }
+
+    /// The number of slots.
+    pub(crate) fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// At the end of a block: every slot whose play no voice rendered (it
+    /// ended, was stolen and faded, or never started) is released to the
+    /// loader and the game side, and what is left in its ring dropped.
+    /// Calls `underrun(voice)` for every play that ran dry in the block.
+    pub(crate) fn end_block(&mut self, mut underrun: impl FnMut(u64)) {
+        for s in self.slots.iter_mut() {
+            if s.active && !s.touched {
+                s.active = false;
+                s.taken += s.ring.clear() as u64;
+                s.shared.released.store(s.epoch, Release);
+            }
+            if std::mem::take(&mut s.new_underrun) && s.active {
+                underrun(s.voice);
+            }
+            s.touched = false;
+        }
+    }
+
+    /// Slot `k` is still read (by a voice its bus holds still).
+    pub(crate) fn touch(&mut self, k: usize) {
+        if let Some(s) = self.slots.get_mut(k) {
+            s.touched = true;
+        }
+    }
+
+    /// Slots reading for a play.
+    pub(crate) fn active(&self) -> usize {
+        self.slots.iter().filter(|s| s.active).count()
+    }
+
+    /// Heap bytes held.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.slots.iter().map(StreamReader::memory_bytes).sum()
+    }
+}

@@ -1,0 +1,108 @@
+//! Rendering a streamed play: the same kernels and the same segment
+//! arithmetic as a decoded sound, reading the stretch of the stream its
+//! slot has staged (`render::stream`) instead of the sound's samples.
+//! Positions count frames from the start of the stream and only grow: a
+//! loop is the loader's business (it decodes the file again from its start
+//! after its end), so the voice sees one long stream.
+
+use super::{Phase, Voice};
+use crate::render::kernel::{self, Gain, FRAC_BITS};
+use crate::render::stream::StreamReader;
+use crate::simd::Isa;
+
+impl Voice {
+    /// [`Voice::render`] for a streamed play reading `reader`. Until the
+    /// loader has filled its ring the voice waits where it is, silent (a
+    /// stop ends it at once); where the ring has run dry it goes silent
+    /// for the rest of the block, holding its position while its gain
+    /// ramps go on, and the reader counts an underrun.
+    pub(super) fn render_stream(
+        &mut self,
+        l: &mut [f32],
+        r: &mut [f32],
+        isa: Isa,
+        reader: &mut StreamReader,
+    ) -> Option<usize> {
+        let total = l.len().min(r.len());
+        let mut done = 0;
+        if self.delay > 0 && self.phase != Phase::Paused {
+            let wait = (self.delay as usize).min(total);
+            self.delay -= wait as u32;
+            done = wait;
+        }
+        let channels = self.sound.channels;
+        loop {
+            if self.is_finished() {
+                return Some(done);
+            }
+            if self.phase == Phase::Pausing && self.ramp_left == 0 {
+                self.phase = Phase::Paused;
+            }
+            if !reader.ready() {
+                // Nothing decoded yet: wait, silent (a stop ends it now).
+                return (self.phase == Phase::Stopping).then_some(done);
+            }
+            if done >= total || self.phase == Phase::Paused {
+                return None;
+            }
+            let idx = self.pos >> FRAC_BITS;
+            let window = reader.window(idx);
+            let (base, frames, end) = (window.base, window.frames, window.end);
+            if end.is_some_and(|end| idx >= end) {
+                return Some(done);
+            }
+            // Interpolation reads idx + 1: within what is staged, or the
+            // zeros after the stream's end.
+            let limit = end.unwrap_or((base + frames as u64).saturating_sub(1));
+            if idx >= limit || idx < base {
+                return self.starve(total - done, done, reader);
+            }
+            let until_limit = ((limit << FRAC_BITS) - self.pos).div_ceil(self.step);
+            let mut n = ((total - done) as u64).min(until_limit) as usize;
+            if self.ramp_left > 0 {
+                n = n.min(self.ramp_left as usize);
+            }
+            let d = self.ramp_delta();
+            let gain = Gain {
+                l: self.gain[0],
+                r: self.gain[1],
+                dl: d[0],
+                dr: d[1],
+            };
+            let ok = kernel::mix(
+                isa,
+                channels,
+                window.data,
+                self.pos - (base << FRAC_BITS),
+                self.step,
+                &mut l[done..done + n],
+                &mut r[done..done + n],
+                gain,
+                self.ramp_left > 0,
+            );
+            debug_assert!(ok, "a streamed segment read past its window");
+            reader.fed();
+            self.pos += self.step * n as u64;
+            self.advance_ramp(n as u32, d);
+            done += n;
+        }
+    }
+
+    /// The ring ran dry with `n` frames of the block left: they stay
+    /// silent, the position holds, gain ramps go on (so a stop or pause
+    /// still completes). `Some` if a stop's fade ended within them.
+    fn starve(&mut self, n: usize, done: usize, reader: &mut StreamReader) -> Option<usize> {
+        reader.underrun();
+        let left = self.ramp_left as usize;
+        let d = self.ramp_delta();
+        self.advance_ramp(n.min(u32::MAX as usize) as u32, d);
+        match self.phase {
+            Phase::Stopping if left <= n => Some(done + left),
+            Phase::Pausing if self.ramp_left == 0 => {
+                self.phase = Phase::Paused;
+                None
+            }
+            _ => None,
+        }
+    }
+}

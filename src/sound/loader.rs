@@ -1,0 +1,327 @@
+//! The loader: decodes streamed plays into their slots' rings, ahead of
+//! the audio thread, on a thread of the engine's own ([`Loader`]), or, in
+//! an offline engine, on the rendering thread before each block, run until
+//! every ring is full (so offline renders are deterministic).
+//!
+//! Not real-time code: it opens files, decodes and allocates. It never
+//! waits for the audio thread: a full ring is left for the next pass
+//! (every [`POLL`], or at once when the game side starts a play).
+
+use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+use ringbuf::traits::{Observer, Producer};
+use ringbuf::HeapProd;
+
+use super::compressed::Decoder;
+use super::loudness::Meter;
+use super::stream::{StreamShared, StreamSource};
+
+/// How often the loader thread tops up the rings when nothing wakes it.
+/// A ring holds [`crate::EngineSettings::stream_buffer_frames`] (half a
+/// second by default): 5 ms is a hundredth of it.
+pub(crate) const POLL: Duration = Duration::from_millis(5);
+
+/// At most this many frames are decoded for one slot per pass before the
+/// others get their turn (a slot never hogs the loader).
+const FRAMES_PER_TURN: usize = 16_384;
+
+/// A play (or a seek: a new epoch on the same slot) for the loader.
+pub(crate) struct Request {
+    pub(crate) slot: usize,
+    pub(crate) epoch: u32,
+    pub(crate) source: Arc<StreamSource>,
+    pub(crate) looping: bool,
+    /// The frame of the stream to start at.
+    pub(crate) from: u64,
+}
+
+/// What the loader is doing for one slot.
+struct Job {
+    epoch: u32,
+    source: Arc<StreamSource>,
+    looping: bool,
+    decoder: Option<Decoder>,
+    meter: Meter,
+    /// Decoded, not yet pushed (whole frames from `pending_at` on).
+    pending: Vec<f32>,
+    pending_at: usize,
+    /// The frame of the stream (from its start) after the last one pushed.
+    next_frame: u64,
+    /// The ring was filled once (`ready_epoch` told).
+    ready: bool,
+    /// Nothing more to push.
+    finished: bool,
+    /// Frames decoded since the stream (re)started: a loop that yields
+    /// none in a whole pass ends rather than spin.
+    lap_frames: u64,
+}
+
+/// One slot, the loader's half: the ring's producer and the current job.
+struct Slot {
+    ring: HeapProd<f32>,
+    shared: Arc<StreamShared>,
+    /// Samples ever pushed into the ring.
+    pushed: u64,
+    job: Option<Job>,
+}
+
+/// The loader's state: its slots and the requests from the game side.
+pub(crate) struct Worker {
+    slots: Vec<Slot>,
+    requests: Receiver<Request>,
+    /// Bumped on every decode error (shared with the engine's stats).
+    errors: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl Worker {
+    pub(crate) fn new(
+        rings: Vec<(HeapProd<f32>, Arc<StreamShared>)>,
+        requests: Receiver<Request>,
+        errors: Arc<std::sync::atomic::AtomicU64>,
+    ) -> Worker {
+        Worker {
+            slots: rings
+                .into_iter()
+                .map(|(ring, shared)| Slot {
+                    ring,
+                    shared,
+                    pushed: 0,
+                    job: None,
+                })
+                .collect(),
+            requests,
+            errors,
+        }
+    }
+
+    /// Takes new requests, then fills every ring as far as it has room
+    /// (or its stream has data). True if anything was pushed.
+    pub(crate) fn pump(&mut self) -> bool {
+        while let Ok(req) = self.requests.try_recv() {
+            self.start(req);
+        }
+        let mut any = false;
+        for i in 0..self.slots.len() {
+            any |= self.fill(i);
+        }
+        any
+    }
+
+    /// Pumps until nothing more can be pushed: every ring full or every
+    /// stream at its end (what an offline engine does before each block).
+    pub(crate) fn pump_all(&mut self) {
+        while self.pump() {}
+    }
+
+    fn start(&mut self, req: Request) {
+        let Some(slot) = self.slots.get_mut(req.slot) else {
+            return;
+        };
+        let source = req.source;
+        let meter = Meter::new(source.channels, source.rate);
+        slot.shared.begin(
+            req.epoch,
+            slot.pushed,
+            req.from,
+            meter.window_frames(),
+            source.opening_power,
+        );
+        let decoder = match source.open(req.from) {
+            Ok(d) => Some(d),
+            Err(_) => {
+                self.errors.fetch_add(1, Relaxed);
+                None
+            }
+        };
+        slot.job = Some(Job {
+            epoch: req.epoch,
+            looping: req.looping,
+            finished: decoder.is_none(),
+            decoder,
+            source,
+            meter,
+            pending: Vec::new(),
+            pending_at: 0,
+            next_frame: req.from,
+            ready: false,
+            lap_frames: 0,
+        });
+        if let Some(job) = &slot.job {
+            if job.finished {
+                slot.shared.end_frame.store(job.next_frame, Release);
+                slot.shared.ready_epoch.store(job.epoch, Release);
+            }
+        }
+    }
+
+    /// Fills slot `i`'s ring; true if anything was pushed.
+    fn fill(&mut self, i: usize) -> bool {
+        let errors = &self.errors;
+        let slot = &mut self.slots[i];
+        let Some(epoch) = slot.job.as_ref().map(|j| j.epoch) else {
+            return false;
+        };
+        if slot.shared.released.load(Acquire) == epoch {
+            // The audio side is done with this play.
+            slot.job = None;
+            return false;
+        }
+        let Some(job) = slot.job.as_mut() else {
+            return false;
+        };
+        let ch = job.source.channels;
+        let mut pushed_any = false;
+        let mut turn = 0;
+        while !job.finished && turn < FRAMES_PER_TURN {
+            if job.pending_at >= job.pending.len() {
+                job.pending.clear();
+                job.pending_at = 0;
+                match decode_more(job) {
+                    Ok(true) => continue,
+                    Ok(false) => {}
+                    Err(()) => {
+                        errors.fetch_add(1, Relaxed);
+                    }
+                }
+                job.finished = true;
+                job.meter.finish(|sum| slot.shared.push_window(sum));
+                slot.shared.end_frame.store(job.next_frame, Release);
+                break;
+            }
+            let room = slot.ring.vacant_len() / ch * ch;
+            if room == 0 {
+                break;
+            }
+            let take = room.min(job.pending.len() - job.pending_at);
+            let chunk = &job.pending[job.pending_at..job.pending_at + take];
+            let n = slot.ring.push_slice(chunk);
+            debug_assert_eq!(n, take);
+            let shared = &slot.shared;
+            job.meter.push(chunk, |sum| shared.push_window(sum));
+            job.pending_at += n;
+            slot.pushed += n as u64;
+            job.next_frame += (n / ch) as u64;
+            turn += n / ch;
+            pushed_any = true;
+        }
+        let full = slot.ring.vacant_len() < ch;
+        if !job.ready && (full || job.finished) {
+            job.ready = true;
+            slot.shared.ready_epoch.store(job.epoch, Release);
+        }
+        pushed_any
+    }
+}
+
+/// Decodes the next chunk into `job.pending`, rewinding a loop at the end.
+/// `Ok(false)` at the end of a one-shot, `Err` on a decode error.
+fn decode_more(job: &mut Job) -> Result<bool, ()> {
+    for _ in 0..2 {
+        let Some(decoder) = job.decoder.as_mut() else {
+            return Err(());
+        };
+        let source = &job.source;
+        let got = super::compressed::guarded(source.format, &source.path, || {
+            decoder.next_chunk(&mut job.pending)
+        })
+        .map_err(|_| ())?;
+        if got > 0 {
+            job.lap_frames += got as u64;
+            return Ok(true);
+        }
+        if !job.looping || job.lap_frames == 0 {
+            return Ok(false);
+        }
+        // The end of a loop: the same file again from its start, decoded
+        // as the first time (so every lap is the same samples).
+        job.decoder = Some(source.open(0).map_err(|_| ())?);
+        job.lap_frames = 0;
+    }
+    Ok(false)
+}
+
+/// The game side's handle on the loader: a channel of requests, and either
+/// the loader thread (started at the first request) or, for an offline
+/// engine, the worker itself, run by [`Loader::pump_all`].
+pub(crate) struct Loader {
+    requests: Option<Sender<Request>>,
+    mode: Mode,
+}
+
+enum Mode {
+    /// Not started yet (a live engine before its first streamed play).
+    Idle(Option<Worker>),
+    Thread(Option<JoinHandle<()>>),
+    Inline(Worker),
+}
+
+impl Loader {
+    /// A loader for `worker`, run on its own thread (`threaded`) or by the
+    /// caller.
+    pub(crate) fn new(requests: Sender<Request>, worker: Worker, threaded: bool) -> Loader {
+        Loader {
+            requests: Some(requests),
+            mode: if threaded {
+                Mode::Idle(Some(worker))
+            } else {
+                Mode::Inline(worker)
+            },
+        }
+    }
+
+    /// Runs the loader inline from now on (an offline engine), if its
+    /// thread was never started.
+    pub(crate) fn make_inline(&mut self) {
+        if let Mode::Idle(worker) = &mut self.mode {
+            if let Some(w) = worker.take() {
+                self.mode = Mode::Inline(w);
+            }
+        }
+    }
+
+    /// Hands a request to the loader (starting its thread if need be).
+    pub(crate) fn send(&mut self, req: Request) {
+        if let Mode::Idle(worker) = &mut self.mode {
+            if let Some(mut w) = worker.take() {
+                let spawned = std::thread::Builder::new()
+                    .name("voicepool-loader".into())
+                    .spawn(move || loop {
+                        match w.requests.recv_timeout(POLL) {
+                            Ok(req) => w.start(req),
+                            Err(RecvTimeoutError::Timeout) => {}
+                            Err(RecvTimeoutError::Disconnected) => return,
+                        }
+                        w.pump();
+                    });
+                self.mode = Mode::Thread(spawned.ok());
+            }
+        }
+        if let Some(tx) = &self.requests {
+            let _ = tx.send(req);
+        }
+    }
+
+    /// Offline: runs the loader until every ring is full or at its end.
+    pub(crate) fn pump_all(&mut self) {
+        if let Mode::Inline(w) = &mut self.mode {
+            w.pump_all();
+        }
+    }
+}
+
+impl Drop for Loader {
+    fn drop(&mut self) {
+        // Closing the channel ends the thread at its next wake-up (at
+        // most one decoding pass away).
+        self.requests = None;
+        if let Mode::Thread(handle) = &mut self.mode {
+            if let Some(h) = handle.take() {
+                let _ = h.join();
+            }
+        }
+    }
+}

@@ -1,0 +1,382 @@
+//! Streamed sounds: [`Sound::stream_file`] opens a file and checks it, and
+//! every play of the sound decodes it anew, a little ahead of the play
+//! position, on the engine's loader thread (`sound::loader`) into a fixed
+//! ring of samples per stream slot that the audio thread only reads
+//! (`render::stream`).
+//!
+//! This module holds what the three sides share: [`StreamSource`] (what a
+//! streamed sound is: its file and format, told once) and [`StreamShared`]
+//! (one per stream slot, allocated when the engine is made: the atomics
+//! through which the loader tells the audio side which play its samples
+//! are for, when they are ready, where the stream ends, and how loud what
+//! it decoded is, and through which the audio side tells the loader and
+//! the game side that it is done with a play).
+//!
+//! # The hand-over protocol
+//!
+//! Each play of a stream on a slot is an *epoch* (a number the game side
+//! gives it, never 0). The ring carries samples of one epoch after another;
+//! the loader counts every sample it ever pushed, and stores, before it
+//! pushes the first sample of an epoch, how many came before
+//! ([`StreamShared::origin`]), then the epoch ([`StreamShared::loader_epoch`],
+//! release). The audio side, playing epoch `e`, reads the epoch (acquire),
+//! and once it is `e` skips samples up to the origin: whatever an earlier
+//! play left in the ring is never heard. Seeking starts a new epoch on the
+//! same slot. When the voice is gone (ended, stolen and faded, or never
+//! started) the audio side stores its epoch in [`StreamShared::released`];
+//! the loader then stops decoding for it, and the game side may give the
+//! slot to the next play.
+
+use std::fs::File;
+use std::io::Seek;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
+use std::sync::atomic::{AtomicU32, AtomicU64};
+use std::sync::Arc;
+
+use super::compressed::{self, Decoder, Format};
+use super::decode::{self, Content};
+use super::loudness::{EnergyCurve, Meter};
+use super::{Sound, SoundError, MAX_FRAMES};
+
+/// What a streamed sound is: a file, its format and layout as checked by
+/// [`Sound::stream_file`]. Every play opens the file anew.
+#[derive(Debug)]
+pub(crate) struct StreamSource {
+    pub(crate) path: PathBuf,
+    pub(crate) format: Format,
+    pub(crate) channels: usize,
+    pub(crate) rate: u32,
+    /// Its length in frames, as the file tells it (0 if it does not).
+    pub(crate) frames: u64,
+    /// The mean loudness (K-weighted power per window) of its first second:
+    /// what stealing assumes of a play whose loader has not decoded
+    /// anything yet.
+    pub(crate) opening_power: f64,
+}
+
+/// How much of the start [`Sound::stream_file`] decodes to check the file
+/// and measure its opening loudness.
+const OPENING_SECONDS: f64 = 1.0;
+
+impl StreamSource {
+    /// Opens the file and decodes up to `from` (a frame of the stream).
+    pub(crate) fn open(&self, from: u64) -> Result<Decoder, SoundError> {
+        let (file, _) = decode::open_regular(&self.path)?;
+        compressed::guarded(self.format, &self.path, || {
+            let mut d = Decoder::open(Box::new(file), self.format, &self.path, MAX_FRAMES)?;
+            if from > 0 {
+                d.seek(from)?;
+            }
+            Ok(d)
+        })
+    }
+}
+
+impl Sound {
+    /// Opens a sound file to be *streamed*: every play of the returned
+    /// sound decodes the file as it plays, a fraction of a second ahead,
+    /// on the engine's loader thread, instead of holding it decoded in
+    /// memory. For music and long ambiences or dialogue: a 10-minute
+    /// stereo OGG streamed holds a few hundred kilobytes, where
+    /// [`Sound::from_file`] holds 200 MB.
+    ///
+    /// OGG Vorbis, FLAC and MP3 stream (told from the content, as
+    /// [`Sound::from_file`] tells them); a WAV file is refused with
+    /// [`SoundError::Unsupported`] (load it with [`Sound::from_file`]).
+    /// A streamed play sounds exactly the samples the decoded sound holds:
+    /// gapless, downmixed to stereo the same way. The file is opened and
+    /// its first second decoded here, so a missing, unreadable or
+    /// undecodable file is an error now, with the same errors as
+    /// [`Sound::from_file`]; a file that fails later, while streaming,
+    /// ends its play at what was decoded (counted in
+    /// [`crate::Stats::stream_decode_errors`]).
+    ///
+    /// How streamed plays behave (see also [`crate::EngineSettings::streams`]):
+    ///
+    /// - An engine plays at most [`crate::EngineSettings::streams`] streamed
+    ///   plays at once; one more is [`crate::PlayError::TooManyStreams`].
+    /// - A play starts once the loader has filled its ring (a few
+    ///   milliseconds after `play`; at once, deterministically, in an
+    ///   [`crate::OfflineEngine`]), or at its `start_at` frame if that is
+    ///   later.
+    /// - If the loader falls behind, the play goes silent where its ring
+    ///   ran dry, holding its position (nothing is skipped), and goes on
+    ///   when data comes: [`crate::Event::StreamUnderrun`], counted in
+    ///   [`crate::Stats::stream_underruns`]. The audio thread never waits.
+    /// - [`crate::Controller::seek`] moves a streamed play like any other.
+    /// - Streamed plays take part in stealing, ranked by the loudness of what
+    ///   the loader has decoded ahead of the play position. They do not go
+    ///   virtual ([`crate::PlayParams::virtualize`] is ignored): a stolen
+    ///   stream ends.
+    /// - [`Sound::frames`] is the length the file announces (exact for FLAC,
+    ///   OGG Vorbis and MP3 with a LAME header; estimated for other MP3s);
+    ///   [`Sound::samples`] is empty.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+    /// # let dir = std::env::temp_dir().join(format!("voicepool-doc-stream-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// # let path = dir.join("music.flac");
+    /// # let ok = std::process::Command::new("sox").args(["-n", "-r", "48000", "-c", "2"]).arg(&path)
+    /// #     .args(["synth", "1", "sine", "440"]).status().map(|s| s.success()).unwrap_or(false);
+    /// # if !ok { return Ok(()); } // sox makes the file here; without it there is nothing to stream
+    /// let music = Sound::stream_file(&path)?; // "music.ogg", "music.flac", "music.mp3"
+    /// assert!(music.is_streamed());
+    /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let h = engine.play(&music, PlayParams::default().looping(true))?;
+    /// engine.render(4_800);
+    /// assert!(engine.is_playing(h));
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn stream_file(path: impl AsRef<Path>) -> Result<Sound, SoundError> {
+        let path = path.as_ref();
+        let (mut file, len) = decode::open_regular(path)?;
+        if len == 0 {
+            return Err(SoundError::UnknownFormat {
+                path: path.to_path_buf(),
+                reason: "an empty file, 0 bytes".into(),
+            });
+        }
+        let head = decode::read_head(&mut file).map_err(|source| SoundError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let format = match decode::sniff(&head) {
+            Content::Compressed(format) => format,
+            Content::Wav => {
+                return Err(SoundError::Unsupported {
+                    path: path.to_path_buf(),
+                    reason: "streaming a WAV file (OGG Vorbis, FLAC and MP3 stream; \
+                             load a WAV with Sound::from_file)"
+                        .into(),
+                })
+            }
+            Content::Unknown(reason) => {
+                return Err(SoundError::UnknownFormat {
+                    path: path.to_path_buf(),
+                    reason: reason.into(),
+                })
+            }
+        };
+        file.rewind().map_err(|source| SoundError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let source = compressed::guarded(format, path, || check_and_measure(file, format, path))?;
+        Ok(Sound::streamed(decode::name_of(path), source))
+    }
+
+    /// True for a sound made by [`Sound::stream_file`]: its plays stream.
+    ///
+    /// ```
+    /// use voicepool::Sound;
+    /// let decoded = Sound::from_samples(1, 48_000, vec![0.1; 480])?;
+    /// assert!(!decoded.is_streamed());
+    /// # Ok::<(), voicepool::SoundError>(())
+    /// ```
+    pub fn is_streamed(&self) -> bool {
+        self.data.stream.is_some()
+    }
+}
+
+/// Decodes the first second: the file is readable and has audio, and how
+/// loud it starts.
+fn check_and_measure(file: File, format: Format, path: &Path) -> Result<StreamSource, SoundError> {
+    let mut d = Decoder::open(Box::new(file), format, path, MAX_FRAMES)?;
+    let (channels, rate) = (d.channels(), d.rate());
+    let mut meter = Meter::new(channels, rate);
+    let want = (OPENING_SECONDS * f64::from(rate)) as usize;
+    let mut samples = Vec::new();
+    let mut frames = 0;
+    while frames < want {
+        let n = d.next_chunk(&mut samples)?;
+        if n == 0 {
+            break;
+        }
+        frames += n;
+    }
+    if frames == 0 {
+        return Err(SoundError::Empty {
+            path: path.to_path_buf(),
+        });
+    }
+    let (mut windows, mut last) = (0usize, 0.0);
+    meter.push(&samples, |sum| {
+        windows += 1;
+        last = sum;
+    });
+    Ok(StreamSource {
+        path: path.to_path_buf(),
+        format,
+        channels,
+        rate,
+        frames: d.length_hint().unwrap_or(0),
+        opening_power: if windows > 0 {
+            last / windows as f64
+        } else {
+            0.0
+        },
+    })
+}
+
+/// No end known yet (a loop, or a one-shot still decoding).
+pub(crate) const NO_END: u64 = u64::MAX;
+
+/// One stream slot's shared state. Allocated when the engine is made;
+/// written by the loader and the audio side with atomic stores only (see
+/// the module docs for who writes what). Real-time safe to read.
+pub(crate) struct StreamShared {
+    /// Loader: the epoch it fills the ring for (0: none yet).
+    pub(crate) loader_epoch: AtomicU32,
+    /// Loader: samples pushed into the ring before the epoch's first.
+    pub(crate) origin: AtomicU64,
+    /// Loader: the epoch whose ring it has filled once (so its play may
+    /// start).
+    pub(crate) ready_epoch: AtomicU32,
+    /// Loader: the frame of the stream (from its start) after the last one
+    /// it will ever push for this epoch, once decoding reached the end of a
+    /// one-shot (or failed); [`NO_END`] until then.
+    pub(crate) end_frame: AtomicU64,
+    /// Audio side: the last epoch it is done with.
+    pub(crate) released: AtomicU32,
+    /// Loader: the frame of the stream the epoch's samples start at (a
+    /// seek's target, else 0), and its analysis windows' length.
+    start_frame: AtomicU64,
+    window_frames: AtomicU32,
+    /// Loader: what stealing assumes beyond what it has measured (the
+    /// stream's opening loudness, then the mean of its last windows).
+    ahead_power: AtomicU64,
+    /// Loader: complete analysis windows measured from `start_frame`, and
+    /// the running sum of their power after each (`f64` bits), the last
+    /// `sums.len()` of them.
+    windows: AtomicU64,
+    sums: Box<[AtomicU64]>,
+}
+
+/// Windows the loader's recent loudness is averaged over (100 ms).
+const RECENT_WINDOWS: u64 = 20;
+
+impl StreamShared {
+    /// A slot whose ring holds `ring_frames` and whose audio side stages up
+    /// to `staging_frames`: room for the windows of every frame either may
+    /// hold, at the lowest sample rate read.
+    pub(crate) fn new(ring_frames: usize, staging_frames: usize) -> StreamShared {
+        let min_window = (f64::from(*super::SAMPLE_RATE_RANGE.start()) * 0.005) as usize;
+        let count = ((ring_frames + staging_frames) / min_window.max(1) + 8).next_power_of_two();
+        StreamShared {
+            loader_epoch: AtomicU32::new(0),
+            origin: AtomicU64::new(0),
+            ready_epoch: AtomicU32::new(0),
+            end_frame: AtomicU64::new(NO_END),
+            released: AtomicU32::new(0),
+            start_frame: AtomicU64::new(0),
+            window_frames: AtomicU32::new(1),
+            ahead_power: AtomicU64::new(0),
+            windows: AtomicU64::new(0),
+            sums: (0..count).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    /// Heap bytes held.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.sums.len() * 8
+    }
+
+    /// Loader: a new epoch begins, its samples starting at frame `start`
+    /// after `origin` samples in the ring.
+    pub(crate) fn begin(&self, epoch: u32, origin: u64, start: u64, window: usize, power: f64) {
+        self.start_frame.store(start, Relaxed);
+        self.window_frames.store(window as u32, Relaxed);
+        self.ahead_power.store(power.to_bits(), Relaxed);
+        self.windows.store(0, Relaxed);
+        self.sums[0].store(0f64.to_bits(), Relaxed);
+        self.end_frame.store(NO_END, Relaxed);
+        self.origin.store(origin, Relaxed);
+        self.loader_epoch.store(epoch, Release);
+    }
+
+    /// Loader: one more window measured, the running sum after it.
+    pub(crate) fn push_window(&self, sum: f64) {
+        let n = self.windows.load(Relaxed) + 1;
+        let mask = self.sums.len() as u64 - 1;
+        self.sums[(n & mask) as usize].store(sum.to_bits(), Relaxed);
+        if n > RECENT_WINDOWS {
+            let before =
+                f64::from_bits(self.sums[((n - RECENT_WINDOWS) & mask) as usize].load(Relaxed));
+            let recent = (sum - before) / RECENT_WINDOWS as f64;
+            self.ahead_power.store(recent.max(0.0).to_bits(), Relaxed);
+        }
+        self.windows.store(n, Release);
+    }
+
+    /// Audio side: the loudness curve of epoch `epoch`, if the loader is on
+    /// it.
+    pub(crate) fn curve(&self, epoch: u32) -> Option<StreamCurve<'_>> {
+        if self.loader_epoch.load(Acquire) != epoch {
+            return None;
+        }
+        let windows = self.windows.load(Acquire);
+        Some(StreamCurve {
+            shared: self,
+            start: self.start_frame.load(Relaxed) as f64,
+            window: f64::from(self.window_frames.load(Relaxed).max(1)),
+            windows,
+            ahead: f64::from_bits(self.ahead_power.load(Relaxed)),
+            end: self.end_frame.load(Acquire),
+        })
+    }
+}
+
+/// A stream's loudness as far as its loader has measured it, read by
+/// stealing like a decoded sound's table: exact over the windows measured
+/// (up to a ring's length ahead of the play position), and beyond them the
+/// mean of the last 100 ms measured (the opening second's before any),
+/// or silence past the end of a one-shot.
+pub(crate) struct StreamCurve<'a> {
+    shared: &'a StreamShared,
+    start: f64,
+    window: f64,
+    windows: u64,
+    ahead: f64,
+    end: u64,
+}
+
+impl StreamCurve<'_> {
+    fn sum(&self, i: u64) -> f64 {
+        let mask = self.shared.sums.len() as u64 - 1;
+        f64::from_bits(self.shared.sums[(i & mask) as usize].load(Relaxed))
+    }
+}
+
+impl EnergyCurve for StreamCurve<'_> {
+    fn energy_to(&self, at: f64, _looping: bool) -> f64 {
+        let x = ((at - self.start) / self.window).max(0.0);
+        let hi = self.windows;
+        let oldest = hi.saturating_sub(self.shared.sums.len() as u64 - 2);
+        if x < hi as f64 {
+            let i = (x as u64).max(oldest);
+            let f = (x - i as f64).clamp(0.0, 1.0);
+            let (a, b) = (self.sum(i), self.sum(i + 1));
+            return a + (b - a) * f;
+        }
+        let last = self.sum(hi);
+        let measured_to = self.start + hi as f64 * self.window;
+        if self.end != NO_END && measured_to >= self.end as f64 {
+            return last;
+        }
+        last + (x - hi as f64) * self.ahead
+    }
+
+    fn window_frames(&self) -> f64 {
+        self.window
+    }
+}
+
+impl Sound {
+    /// A streamed sound: no samples held, its plays decoded from `source`.
+    fn streamed(name: String, source: StreamSource) -> Sound {
+        Sound::build_stream(name, Arc::new(source))
+    }
+}
