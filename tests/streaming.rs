@@ -101,3 +101,254 @@ fn a_streamed_play_renders_exactly_what_the_decoded_sound_renders() {
         eprintln!("{what}: {} frames equal", want.len() / 2);
     }
 }
+
+/// A FLAC and an OGG file of `frames` frames at 44.1 kHz stereo.
+fn files(dir: &Scratch, frames: usize) -> Vec<(Enc, std::path::PathBuf)> {
+    let src = source_wav(dir, "src", 44_100, 2, 16, frames);
+    [(Enc::Flac, "flac"), (Enc::Ogg, "ogg")]
+        .into_iter()
+        .map(|(enc, ext)| {
+            let file = dir.path(&format!("music.{ext}"));
+            encode(enc, &src, &file);
+            (enc, file)
+        })
+        .collect()
+}
+
+/// Seeking a streamed play, one-shot and looping, forward and back, to
+/// positions within and past the end: the same output as seeking the
+/// decoded sound (FLAC to the sample; OGG Vorbis to the sample as well,
+/// where the decoder lands on a packet before the target and decodes up
+/// to it).
+#[test]
+fn seeking_a_stream_lands_where_seeking_the_decoded_sound_lands() {
+    let dir = Scratch::new("streaming-seek");
+    for (enc, file) in files(&dir, 120_000) {
+        let decoded = Sound::from_file(&file).unwrap();
+        let streamed = Sound::stream_file(&file).unwrap();
+        // (seek after this many blocks, to this many ms, looping)
+        let cases: &[(usize, u64, bool)] = &[
+            (3, 2_000, false),
+            (10, 150, false),
+            (2, 2_600, true),
+            (5, 4_000, true),
+            (4, 3_000, false),
+        ];
+        for &(after, ms, looping) in cases {
+            let what = format!("{enc:?}: seek to {ms} ms after {after} blocks, loop {looping}");
+            let run = |sound: &Sound| {
+                let mut engine = OfflineEngine::new(EngineSettings::default()).unwrap();
+                let h = engine
+                    .play(sound, PlayParams::default().looping(looping))
+                    .unwrap();
+                let mut out = Vec::new();
+                for b in 0..after + 30 {
+                    if b == after {
+                        engine.seek(h, Duration::from_millis(ms)).unwrap();
+                    }
+                    out.extend_from_slice(engine.render(480));
+                }
+                (out, timeline(&mut engine))
+            };
+            let (want, want_events) = run(&decoded);
+            let (got, got_events) = run(&streamed);
+            assert_eq!(first_difference(&want, &got), None, "{what}");
+            assert_eq!(want_events, got_events, "{what}");
+        }
+    }
+}
+
+/// A loader held back: the stream plays out its ring, then goes silent
+/// (exact zeros, never stale samples), one `StreamUnderrun` and one count
+/// per dry spell; let go, it goes on from where it stopped, so what it
+/// plays is the decoded render with the silence put in.
+#[test]
+fn a_starved_stream_goes_silent_counts_the_underrun_and_goes_on() {
+    let dir = Scratch::new("streaming-starved");
+    let (_, file) = files(&dir, 100_000).remove(0);
+    let decoded = Sound::from_file(&file).unwrap();
+    let streamed = Sound::stream_file(&file).unwrap();
+    let settings = EngineSettings {
+        stream_buffer_frames: 8_192,
+        ..Default::default()
+    };
+    let mut reference = OfflineEngine::new(settings.clone()).unwrap();
+    reference.play(&decoded, PlayParams::default()).unwrap();
+    let mut engine = OfflineEngine::new(settings).unwrap();
+    let h = engine.play(&streamed, PlayParams::default()).unwrap();
+    let mut out = Vec::new();
+    engine.render(480).iter().for_each(|&s| out.push(s));
+    engine.hold_stream_loader(true);
+    // 8,192 frames at 44.1 kHz last 8,916 output frames: 20 blocks of
+    // 480 run the ring dry.
+    for _ in 0..40 {
+        out.extend_from_slice(engine.render(480));
+    }
+    let dry: Vec<_> = engine
+        .drain_events()
+        .filter(|e| matches!(e, Event::StreamUnderrun { .. }))
+        .collect();
+    assert_eq!(dry, [Event::StreamUnderrun { voice: h }]);
+    assert_eq!(engine.stats().stream_underruns, 1);
+    assert!(engine.is_playing(h));
+    let last_block = &out[out.len() - 2 * 480..];
+    assert!(last_block.iter().all(|&s| s == 0.0), "silence while dry");
+    engine.hold_stream_loader(false);
+    while engine.is_playing(h) {
+        out.extend_from_slice(engine.render(480));
+    }
+    // The stream's output with its silent stretch taken out is the
+    // decoded render, sample for sample.
+    let mut want = Vec::new();
+    while reference.stats().ended == 0 {
+        want.extend_from_slice(reference.render(480));
+    }
+    let start = out.iter().position(|&s| s != 0.0).unwrap() / 2;
+    let frames: Vec<[f32; 2]> = out.chunks(2).map(|f| [f[0], f[1]]).collect();
+    // The dry spell: the longest run of silent frames after the start.
+    let (mut best, mut run_start, mut run) = ((0, 0), 0, 0);
+    for (i, f) in frames.iter().enumerate().skip(start) {
+        if *f == [0.0, 0.0] {
+            if run == 0 {
+                run_start = i;
+            }
+            run += 1;
+            if run > best.1 {
+                best = (run_start, run);
+            }
+        } else {
+            run = 0;
+        }
+    }
+    let (gap_at, gap) = best;
+    assert!(gap > 480 * 10, "a dry spell of {gap} frames");
+    let mut joined: Vec<f32> = out[..2 * gap_at].to_vec();
+    joined.extend_from_slice(&out[2 * (gap_at + gap)..]);
+    let n = joined.len().min(want.len());
+    assert!(n > 2 * 80_000, "{n}");
+    assert_eq!(first_difference(&joined[..n], &want[..n]), None);
+    assert_eq!(engine.stats().stream_underruns, 1);
+}
+
+/// The number of streams is fixed: one more play than slots is an error
+/// value (nothing else happens); a slot is free again once its play is
+/// over, whether it ended, was stopped, or was stolen.
+#[test]
+fn streams_are_limited_and_their_slots_come_back() {
+    let dir = Scratch::new("streaming-slots");
+    let (_, file) = files(&dir, 20_000).remove(0);
+    let music = Sound::stream_file(&file).unwrap();
+    let blip = Sound::from_samples(1, 48_000, vec![0.9; 48_000]).unwrap();
+    let mut engine = OfflineEngine::new(EngineSettings {
+        streams: 2,
+        voices: 2,
+        ..Default::default()
+    })
+    .unwrap();
+    let a = engine.play(&music, PlayParams::default()).unwrap();
+    let b = engine
+        .play(&music, PlayParams::default().looping(true).volume(0.01))
+        .unwrap();
+    let err = engine.play(&music, PlayParams::default()).unwrap_err();
+    assert_eq!(err, PlayError::TooManyStreams { max: 2 });
+    assert!(err.to_string().contains("EngineSettings::streams"), "{err}");
+    engine.render(480);
+    assert_eq!(engine.stats().streams, 2);
+    // `a` ends by itself (20,000 frames), `b` is stolen by a loud sound.
+    for _ in 0..60 {
+        engine.render(480);
+    }
+    assert!(!engine.is_playing(a));
+    engine.play(&blip, PlayParams::default()).unwrap(); // a's voice
+    let loud = engine.play(&blip, PlayParams::default()).unwrap(); // b's
+    engine.render(480);
+    engine.render(480);
+    let events: Vec<Event> = engine.drain_events().collect();
+    assert!(
+        events.contains(&Event::Stolen {
+            victim: b,
+            by: loud
+        }),
+        "{events:?}"
+    );
+    assert_eq!(engine.stats().streams, 0);
+    // Both slots free again.
+    let c = engine.play(&music, PlayParams::default()).unwrap();
+    let d = engine.play(&music, PlayParams::default()).unwrap();
+    engine.stop(c).unwrap();
+    engine.stop(d).unwrap();
+    for _ in 0..4 {
+        engine.render(480);
+    }
+    assert_eq!(engine.stats().streams, 0);
+    assert!(engine.play(&music, PlayParams::default()).is_ok());
+}
+
+/// Streams take part in stealing, ranked by what their loader decoded
+/// ahead: a loud stream outlasts a quiet decoded loop, a quiet stream
+/// goes before a loud decoded loop.
+#[test]
+fn streams_are_ranked_by_what_they_will_play() {
+    let dir = Scratch::new("streaming-rank");
+    let (_, file) = files(&dir, 200_000).remove(0);
+    let music = Sound::stream_file(&file).unwrap();
+    let tone: Vec<f32> = (0..48_000).map(|i| (i as f32 * 0.06).sin() * 0.5).collect();
+    let hum = Sound::from_samples(1, 48_000, tone).unwrap();
+    for (stream_volume, hum_volume, stream_stolen) in [(1.0, 0.05, false), (0.02, 1.0, true)] {
+        let mut engine = OfflineEngine::new(EngineSettings {
+            voices: 2,
+            ..Default::default()
+        })
+        .unwrap();
+        let s = engine
+            .play(&music, PlayParams::default().volume(stream_volume))
+            .unwrap();
+        let h = engine
+            .play(&hum, PlayParams::default().looping(true).volume(hum_volume))
+            .unwrap();
+        for _ in 0..10 {
+            engine.render(480);
+        }
+        let by = engine.play(&hum, PlayParams::default()).unwrap();
+        engine.render(480);
+        let victim = if stream_stolen { s } else { h };
+        let events: Vec<Event> = engine.drain_events().collect();
+        assert!(
+            events.contains(&Event::Stolen { victim, by }),
+            "stream at {stream_volume}, hum at {hum_volume}: {events:?}"
+        );
+    }
+}
+
+/// A seek far into a long file: the loader gets there in turns (other
+/// streams keep being fed meanwhile) and lands on the exact frame.
+#[test]
+fn a_long_seek_lands_exactly_and_other_streams_keep_playing() {
+    let dir = Scratch::new("streaming-long-seek");
+    let src = source_wav(&dir, "long", 44_100, 2, 16, 44_100 * 40);
+    let file = dir.path("long.ogg");
+    encode(Enc::Ogg, &src, &file);
+    let decoded = Sound::from_file(&file).unwrap();
+    let streamed = Sound::stream_file(&file).unwrap();
+    let run = |sound: &Sound| {
+        let mut engine = OfflineEngine::new(EngineSettings::default()).unwrap();
+        let other = engine
+            .play(sound, PlayParams::default().volume(0.5))
+            .unwrap();
+        let h = engine.play(sound, PlayParams::default()).unwrap();
+        let mut out = Vec::new();
+        for b in 0..200 {
+            if b == 20 {
+                engine.seek(h, Duration::from_secs(35)).unwrap();
+            }
+            out.extend_from_slice(engine.render(480));
+        }
+        assert!(engine.is_playing(other));
+        (out, timeline(&mut engine), engine.stats().stream_underruns)
+    };
+    let (want, want_events, _) = run(&decoded);
+    let (got, got_events, underruns) = run(&streamed);
+    assert_eq!(first_difference(&want, &got), None);
+    assert_eq!(want_events, got_events);
+    assert_eq!(underruns, 0);
+}

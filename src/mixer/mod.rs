@@ -393,6 +393,22 @@ impl Mixer {
     /// terminal or not, is ever dropped on the audio side, however long the
     /// game goes without reading them. Commands left waiting stay queued
     /// (the game sees `QueueFull` once the queue fills), never lost.
+    /// Applies queued commands now, before the next [`Mixer::process`]
+    /// (which then finds them taken): an offline engine does this so that
+    /// a streamed play or seek is known to the audio side, and its ring
+    /// cleared of an earlier play's samples, before the loader fills it
+    /// for the block.
+    pub(crate) fn drain_early(&mut self) {
+        self.drain_commands();
+    }
+
+    /// Drops whatever earlier plays left in the rings of streamed plays
+    /// whose loader has moved on to them (an offline engine, between
+    /// loader passes; the audio side does the same as it renders).
+    pub(crate) fn skip_stale_stream_data(&mut self) {
+        self.streams.skip_stale();
+    }
+
     fn drain_commands(&mut self) {
         self.drain_queue();
         self.refresh_bus_levels();

@@ -135,6 +135,12 @@ impl OfflineEngine {
             // piece of at most `STREAM_PIECE_FRAMES`, as a loader thread
             // would keep them filled, so a long render never runs one dry.
             for piece in self.buffer[..len].chunks_mut(2 * STREAM_PIECE_FRAMES) {
+                // Plays and seeks taken first, then their rings filled
+                // (the second pass after the audio side dropped what
+                // earlier plays left in them).
+                self.mixer.drain_early();
+                self.engine.pump_streams();
+                self.mixer.skip_stale_stream_data();
                 self.engine.pump_streams();
                 self.mixer.process(piece);
             }

@@ -247,6 +247,14 @@ impl StreamReaders {
         }
     }
 
+    /// Drops what earlier epochs left in the rings of active slots whose
+    /// loader is on their epoch.
+    pub(crate) fn skip_stale(&mut self) {
+        for s in self.slots.iter_mut().filter(|s| s.active) {
+            s.sync();
+        }
+    }
+
     /// Slot `k` is still read (by a voice its bus holds still).
     pub(crate) fn touch(&mut self, k: usize) {
         if let Some(s) = self.slots.get_mut(k) {

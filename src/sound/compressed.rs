@@ -85,6 +85,10 @@ pub(crate) fn guarded<T>(
     })
 }
 
+/// At most this many frames before a seek's target are dropped per
+/// [`Decoder::next_chunk`] call.
+pub(crate) const SKIP_PER_CALL: usize = 32_768;
+
 /// Metadata voicepool never looks at is still parsed by symphonia; these
 /// caps keep a hostile tag from costing much memory (tags past them are
 /// skipped).
@@ -265,14 +269,19 @@ impl Decoder {
     }
 
     /// Appends the next decoded frames (interleaved, [`Decoder::channels`]
-    /// per frame) to `out`; returns how many, 0 at the end of the stream.
+    /// per frame) to `out`; returns how many, 0 at the end of the stream,
+    /// or 0 while [`Decoder::is_skipping`] (frames up to a seek's target
+    /// are dropped at most [`SKIP_PER_CALL`] per call, so a caller serving
+    /// several streams is never held up long).
     pub(crate) fn next_chunk(&mut self, out: &mut Vec<f32>) -> Result<usize, SoundError> {
         let ch = self.channels();
+        let mut dropped = 0;
         loop {
             let before = out.len();
             if !self.pending.is_empty() {
                 out.append(&mut self.pending);
             } else if self.done || !self.decode_packet(out, false)? {
+                self.skip = 0;
                 return Ok(0);
             }
             // After a seek: drop what comes before the frame asked for.
@@ -285,14 +294,30 @@ impl Decoder {
             if got > drop {
                 return Ok(got - drop);
             }
+            dropped += drop;
+            if dropped >= SKIP_PER_CALL {
+                return Ok(0);
+            }
         }
+    }
+
+    /// True while frames before a seek's target are still being dropped.
+    pub(crate) fn is_skipping(&self) -> bool {
+        self.skip > 0 && !self.done
     }
 
     /// Moves to `frame` (from the start of the stream): the next chunk
     /// starts with exactly that frame (or the stream ends, if it is past
-    /// the end). The format seeks to a packet at or before it, and the
-    /// frames in between are decoded and dropped.
+    /// the end). FLAC seeks through the format to a frame at or before it
+    /// and decodes up to it; OGG Vorbis and MP3 decode from where they are
+    /// and drop frames up to it (symphonia 0.5's seek there does not tell
+    /// exactly where its output lands), so call this on a fresh decoder.
     pub(crate) fn seek(&mut self, frame: u64) -> Result<(), SoundError> {
+        if self.format != Format::Flac {
+            let at = self.frames - (self.pending.len() / self.channels()) as u64;
+            self.skip = frame.saturating_sub(at);
+            return Ok(());
+        }
         self.pending.clear();
         self.done = false;
         if frame == 0 && self.frames == 0 {

@@ -51,7 +51,10 @@ struct Job {
     pending_at: usize,
     /// The frame of the stream (from its start) after the last one pushed.
     next_frame: u64,
-    /// The ring was filled once (`ready_epoch` told).
+    /// Samples pushed into the ring before this job's first.
+    origin: u64,
+    /// The ring was filled once with this job's samples (`ready_epoch`
+    /// told).
     ready: bool,
     /// Nothing more to push.
     finished: bool,
@@ -99,7 +102,7 @@ impl Worker {
     }
 
     /// Takes new requests, then fills every ring as far as it has room
-    /// (or its stream has data). True if anything was pushed.
+    /// (or its stream has data), a turn per slot. True if it got anywhere.
     pub(crate) fn pump(&mut self) -> bool {
         while let Ok(req) = self.requests.try_recv() {
             self.start(req);
@@ -147,6 +150,7 @@ impl Worker {
             pending: Vec::new(),
             pending_at: 0,
             next_frame: req.from,
+            origin: slot.pushed,
             ready: false,
             lap_frames: 0,
         });
@@ -158,7 +162,8 @@ impl Worker {
         }
     }
 
-    /// Fills slot `i`'s ring; true if anything was pushed.
+    /// Fills slot `i`'s ring; true if it got anywhere (pushed samples, or
+    /// decoded toward a seek's target).
     fn fill(&mut self, i: usize) -> bool {
         let errors = &self.errors;
         let slot = &mut self.slots[i];
@@ -181,7 +186,15 @@ impl Worker {
                 job.pending.clear();
                 job.pending_at = 0;
                 match decode_more(job) {
-                    Ok(true) => continue,
+                    Ok(true) => {
+                        if job.pending.is_empty() {
+                            // Dropping frames up to a seek's target: work
+                            // done, a share of the turn used.
+                            turn += FRAMES_PER_TURN / 2;
+                            pushed_any = true;
+                        }
+                        continue;
+                    }
                     Ok(false) => {}
                     Err(()) => {
                         errors.fetch_add(1, Relaxed);
@@ -208,7 +221,10 @@ impl Worker {
             turn += n / ch;
             pushed_any = true;
         }
-        let full = slot.ring.vacant_len() < ch;
+        // Full of this job's samples (not of an earlier play's, which the
+        // audio side has yet to skip).
+        let capacity = slot.ring.capacity().get() as u64;
+        let full = slot.pushed - job.origin + ch as u64 > capacity;
         if !job.ready && (full || job.finished) {
             job.ready = true;
             slot.shared.ready_epoch.store(job.epoch, Release);
@@ -231,6 +247,10 @@ fn decode_more(job: &mut Job) -> Result<bool, ()> {
         .map_err(|_| ())?;
         if got > 0 {
             job.lap_frames += got as u64;
+            return Ok(true);
+        }
+        if decoder.is_skipping() {
+            // Decoding up to a seek's target: more to come.
             return Ok(true);
         }
         if !job.looping || job.lap_frames == 0 {
