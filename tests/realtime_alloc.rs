@@ -4,6 +4,7 @@
 
 #[path = "../examples/soak/counting_alloc.rs"]
 mod counting_alloc;
+mod support;
 
 use counting_alloc::allocations;
 use std::time::Duration;
@@ -185,4 +186,34 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
     );
     assert!(buf.iter().all(|s| s.is_finite()));
     mixer.check_invariants().unwrap();
+}
+
+/// Streamed plays: starting, reading, running dry, seeking, pausing,
+/// stopping, being stolen and handing their slots over allocate and free
+/// nothing on the audio side (the loader, run between blocks here, may).
+#[test]
+fn streaming_allocates_and_frees_nothing() {
+    let mut buf = vec![0.0f32; 2 * 1_024];
+    let mut in_render = 0u64;
+    let churned = support::stream_churn::stream_churn(|engine, frames| {
+        engine.pump_stream_loader();
+        let before = allocations();
+        engine.mixer_mut().process(&mut buf[..2 * frames]);
+        in_render += allocations() - before;
+    });
+    let stats = churned.stats;
+    assert_eq!(
+        in_render, 0,
+        "the render path allocated or freed; {stats:?}"
+    );
+    eprintln!(
+        "{} streams started, {} stolen, {} seeks; {stats:?}",
+        churned.streams_started, churned.streams_stolen, churned.seeks
+    );
+    assert!(churned.streams_started > 100, "{}", churned.streams_started);
+    assert!(churned.streams_stolen > 10, "{}", churned.streams_stolen);
+    assert!(
+        churned.seeks > 50 && stats.stream_underruns > 3,
+        "{stats:?}"
+    );
 }

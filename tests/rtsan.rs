@@ -7,6 +7,7 @@
 //! `harness_*` tests prove that abort really happens.
 
 mod common;
+mod support;
 
 use common::*;
 use std::time::Duration;
@@ -176,6 +177,63 @@ fn mixer_on_its_own_thread_with_a_game_thread_playing() {
     let mixer = audio.join().unwrap();
     mixer.check_invariants().unwrap();
     assert!(engine.stats().started > 0);
+}
+
+/// Streamed plays started, read, run dry, seeked, paused, stopped, stolen
+/// and handed over, every block rendered in the real-time context.
+#[test]
+fn streaming_churn_in_realtime_context() {
+    let mut buf = vec![0.0f32; 2 * 1_024];
+    let churned = support::stream_churn::stream_churn(|engine, frames| {
+        engine.pump_stream_loader();
+        engine.mixer_mut().process(&mut buf[..2 * frames]);
+    });
+    assert!(churned.streams_started > 100 && churned.streams_stolen > 10);
+    assert!(churned.stats.stream_underruns > 3, "{:?}", churned.stats);
+}
+
+/// The loader on its own thread (as a live engine runs it) feeding a
+/// mixer driven like a custom audio callback: streamed plays read rings
+/// the loader thread fills concurrently.
+#[test]
+fn streams_fed_by_the_loader_thread_in_realtime_context() {
+    let dir = support::Scratch::new("rtsan-stream-thread");
+    let file = dir.path("music.flac");
+    support::sox(&[
+        "-n",
+        "-r",
+        "44100",
+        "-c",
+        "2",
+        file.to_str().unwrap(),
+        "synth",
+        "3",
+        "sine",
+        "440",
+    ]);
+    let music = Sound::stream_file(&file).unwrap();
+    let (mut engine, mut mixer) = Engine::new(EngineSettings {
+        voices: 4,
+        streams: 2,
+        ..Default::default()
+    })
+    .unwrap();
+    let mut buf = vec![0.0f32; 2 * 480];
+    let mut heard = false;
+    for i in 0..2_000 {
+        if i % 150 == 0 {
+            let _ = engine.play(&music, PlayParams::default().looping(i % 300 == 0));
+        }
+        mixer.process(&mut buf);
+        heard |= buf.iter().any(|&s| s != 0.0);
+        if i % 10 == 0 {
+            engine.drain_events().for_each(drop);
+            // Roughly real time, so the loader keeps up most of the time.
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+    assert!(heard);
+    assert!(engine.stats().started >= 3, "{:?}", engine.stats());
 }
 
 #[cfg(feature = "rtsan-selftest")]

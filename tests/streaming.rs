@@ -352,3 +352,79 @@ fn a_long_seek_lands_exactly_and_other_streams_keep_playing() {
     assert_eq!(want_events, got_events);
     assert_eq!(underruns, 0);
 }
+
+/// A live engine's loader runs on a thread of its own: a mixer driven like
+/// an audio callback (faster than real time here) plays the stream from
+/// the moment its ring is filled, and, when the loader kept up, sample for
+/// sample what the decoded sound plays. One terminal event either way.
+#[test]
+fn the_loader_thread_feeds_a_mixer_driven_like_a_callback() {
+    let dir = Scratch::new("streaming-thread");
+    let (_, file) = files(&dir, 88_200).remove(1);
+    let decoded = Sound::from_file(&file).unwrap();
+    let streamed = Sound::stream_file(&file).unwrap();
+    let (want, _) = render(&decoded, PlayParams::default(), 48_000, 220);
+    let (mut engine, mut mixer) = voicepool::Engine::new(EngineSettings::default()).unwrap();
+    let h = engine.play(&streamed, PlayParams::default()).unwrap();
+    let mut out = Vec::new();
+    let mut block = vec![0.0f32; 2 * 480];
+    let mut events = Vec::new();
+    for _ in 0..2_000 {
+        mixer.process(&mut block);
+        out.extend_from_slice(&block);
+        events.extend(engine.drain_events());
+        if !engine.is_playing(h) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let terminal: Vec<_> = events.iter().filter(|e| e.is_terminal()).collect();
+    assert_eq!(terminal, [&Event::Ended { voice: h }]);
+    // The play starts at a block boundary once its ring is full.
+    let first = out.iter().position(|&s| s != 0.0).unwrap() / 960 * 960;
+    let wait_blocks = first / 960;
+    let underruns = engine.stats().stream_underruns;
+    eprintln!("started after {wait_blocks} blocks, {underruns} underruns");
+    if underruns == 0 {
+        let n = want.len().min(out.len() - first);
+        assert_eq!(first_difference(&want[..n], &out[first..first + n]), None);
+    }
+}
+
+/// Errors name the file and the reason, as `Sound::from_file` does; WAV is
+/// read whole, not streamed.
+#[test]
+fn stream_file_errors_name_the_file() {
+    let dir = Scratch::new("streaming-errors");
+    let garbage = dir.path("garbage.ogg");
+    std::fs::write(&garbage, b"this is not an ogg file at all").unwrap();
+    let empty = dir.path("empty.flac");
+    std::fs::write(&empty, b"").unwrap();
+    let wav = dir.path("clip.wav");
+    OfflineEngine::new(EngineSettings::default())
+        .unwrap()
+        .render_to_wav(&wav, 0.1)
+        .unwrap();
+    let cut = dir.path("cut.ogg");
+    let (_, ogg) = files(&dir, 20_000).remove(1);
+    let bytes = std::fs::read(&ogg).unwrap();
+    std::fs::write(&cut, &bytes[..60]).unwrap();
+    let missing = dir.path("missing.ogg");
+    let cases: [(&std::path::Path, &str); 5] = [
+        (&garbage, "unsupported format"),
+        (&empty, "empty"),
+        (&wav, "WAV"),
+        (&cut, "OGG"),
+        (&missing, ""),
+    ];
+    for (path, says) in cases {
+        let err = Sound::stream_file(path).unwrap_err();
+        let text = err.to_string();
+        assert_eq!(err.path(), path, "{text}");
+        assert!(
+            text.contains(path.file_name().unwrap().to_str().unwrap()),
+            "{text}"
+        );
+        assert!(text.contains(says), "{path:?}: {text}");
+    }
+}

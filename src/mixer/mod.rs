@@ -398,6 +398,7 @@ impl Mixer {
     /// a streamed play or seek is known to the audio side, and its ring
     /// cleared of an earlier play's samples, before the loader fills it
     /// for the block.
+    #[cfg_attr(feature = "rtsan", rtsan_standalone::nonblocking)]
     pub(crate) fn drain_early(&mut self) {
         self.drain_commands();
     }
@@ -405,6 +406,7 @@ impl Mixer {
     /// Drops whatever earlier plays left in the rings of streamed plays
     /// whose loader has moved on to them (an offline engine, between
     /// loader passes; the audio side does the same as it renders).
+    #[cfg_attr(feature = "rtsan", rtsan_standalone::nonblocking)]
     pub(crate) fn skip_stale_stream_data(&mut self) {
         self.streams.skip_stale();
     }

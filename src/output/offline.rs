@@ -316,6 +316,19 @@ impl OfflineEngine {
             + self.buffer.capacity() * std::mem::size_of::<f32>()
     }
 
+    /// Runs the stream loader as [`OfflineEngine::render`] does before a
+    /// block (unless held): for tests that drive [`OfflineEngine::mixer_mut`]
+    /// themselves.
+    #[cfg(feature = "hooks")]
+    pub fn pump_stream_loader(&mut self) {
+        if !self.loader_held && self.engine.pump_streams() {
+            self.mixer.drain_early();
+            self.engine.pump_streams();
+            self.mixer.skip_stale_stream_data();
+            self.engine.pump_streams();
+        }
+    }
+
     /// Holds the stream loader back (`true`) so streamed plays starve,
     /// or lets it fill their rings before each block again (tests).
     #[cfg(feature = "hooks")]

@@ -124,6 +124,9 @@ impl Worker {
         let Some(slot) = self.slots.get_mut(req.slot) else {
             return;
         };
+        // The earlier job's decoder goes before the next one is opened (a
+        // seek would otherwise hold two).
+        slot.job = None;
         let source = req.source;
         let meter = Meter::new(source.channels, source.rate);
         slot.shared.begin(
@@ -221,11 +224,13 @@ impl Worker {
             turn += n / ch;
             pushed_any = true;
         }
-        // Full of this job's samples (not of an earlier play's, which the
-        // audio side has yet to skip).
+        // A quarter of the ring holds this job's samples (not an earlier
+        // play's, which the audio side has yet to skip): the play may
+        // start, with the loader well ahead of it (an eighth of a second
+        // by default, while the loader goes on filling).
         let capacity = slot.ring.capacity().get() as u64;
-        let full = slot.pushed - job.origin + ch as u64 > capacity;
-        if !job.ready && (full || job.finished) {
+        let primed = 4 * (slot.pushed - job.origin) >= capacity;
+        if !job.ready && (primed || job.finished) {
             job.ready = true;
             slot.shared.ready_epoch.store(job.epoch, Release);
         }

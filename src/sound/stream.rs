@@ -188,25 +188,25 @@ fn check_and_measure(file: File, format: Format, path: &Path) -> Result<StreamSo
     let (channels, rate) = (d.channels(), d.rate());
     let mut meter = Meter::new(channels, rate);
     let want = (OPENING_SECONDS * f64::from(rate)) as usize;
-    let mut samples = Vec::new();
-    let mut frames = 0;
+    let mut chunk = Vec::new();
+    let (mut frames, mut windows, mut last) = (0, 0usize, 0.0);
     while frames < want {
-        let n = d.next_chunk(&mut samples)?;
+        chunk.clear();
+        let n = d.next_chunk(&mut chunk)?;
         if n == 0 {
             break;
         }
         frames += n;
+        meter.push(&chunk, |sum| {
+            windows += 1;
+            last = sum;
+        });
     }
     if frames == 0 {
         return Err(SoundError::Empty {
             path: path.to_path_buf(),
         });
     }
-    let (mut windows, mut last) = (0usize, 0.0);
-    meter.push(&samples, |sum| {
-        windows += 1;
-        last = sum;
-    });
     Ok(StreamSource {
         path: path.to_path_buf(),
         format,

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod codecs;
+pub mod stream_churn;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
