@@ -180,9 +180,11 @@ impl EnergyCurve for Flat {
 /// with the same arithmetic in the same order (so a streamed sound ranks
 /// exactly as the same sound decoded).
 pub(crate) struct Meter {
-    filters: Vec<KWeighting>,
+    /// Mono or stereo (sounds are downmixed before they are measured).
+    channels: usize,
+    filters: [KWeighting; 2],
     /// Per channel, the sum of squares in the window so far.
-    squares: Vec<f64>,
+    squares: [f64; 2],
     window_frames: usize,
     in_window: usize,
     sum: f64,
@@ -190,10 +192,10 @@ pub(crate) struct Meter {
 
 impl Meter {
     pub(crate) fn new(channels: usize, rate: u32) -> Meter {
-        let channels = channels.max(1);
         Meter {
-            filters: (0..channels).map(|_| KWeighting::new(rate)).collect(),
-            squares: vec![0.0; channels],
+            channels: channels.clamp(1, 2),
+            filters: [KWeighting::new(rate), KWeighting::new(rate)],
+            squares: [0.0; 2],
             window_frames: ((f64::from(rate) * WINDOW_SECONDS).round() as usize).max(1),
             in_window: 0,
             sum: 0.0,
@@ -208,16 +210,26 @@ impl Meter {
     /// Measures more interleaved frames; `emit` gets the running sum after
     /// each window they complete.
     pub(crate) fn push(&mut self, samples: &[f32], mut emit: impl FnMut(f64)) {
-        let channels = self.filters.len();
-        for frame in samples.chunks_exact(channels) {
-            for ((filter, sq), &x) in self.filters.iter_mut().zip(&mut self.squares).zip(frame) {
-                let y = filter.run(f64::from(x));
-                *sq += y * y;
+        let ch = self.channels;
+        let mut rest = &samples[..samples.len() / ch * ch];
+        while !rest.is_empty() {
+            // The rest of the current window, a channel at a time.
+            let take = (self.window_frames - self.in_window).min(rest.len() / ch);
+            let (part, after) = rest.split_at(take * ch);
+            for c in 0..ch {
+                let filter = &mut self.filters[c];
+                let mut sq = self.squares[c];
+                for frame in part.chunks_exact(ch) {
+                    let y = filter.run(f64::from(frame[c]));
+                    sq += y * y;
+                }
+                self.squares[c] = sq;
             }
-            self.in_window += 1;
+            self.in_window += take;
             if self.in_window == self.window_frames {
                 emit(self.close_window());
             }
+            rest = after;
         }
     }
 
@@ -231,7 +243,7 @@ impl Meter {
     fn close_window(&mut self) -> f64 {
         let n = self.in_window as f64;
         let mut power = 0.0f64;
-        for sq in &mut self.squares {
+        for sq in &mut self.squares[..self.channels] {
             power += *sq / n;
             *sq = 0.0;
         }

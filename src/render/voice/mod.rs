@@ -349,6 +349,7 @@ impl Voice {
     /// it has one (short sounds, so that a loop of a few frames still runs in
     /// long segments), else the sound itself, rendering the one frame that
     /// interpolates from its last frame to its first on its own.
+    #[inline(always)]
     pub(crate) fn render(
         &mut self,
         l: &mut [f32],
@@ -356,11 +357,8 @@ impl Voice {
         isa: Isa,
         streams: &mut StreamReaders,
     ) -> Option<usize> {
-        if let Some(k) = self.stream_slot() {
-            return match streams.get(k) {
-                Some(reader) => self.render_stream(l, r, isa, reader),
-                None => Some(0),
-            };
+        if self.stream != 0 {
+            return self.render_streamed(l, r, isa, streams);
         }
         let total = l.len().min(r.len());
         let (period, tiled) = match self.looping.then(|| self.sound.loop_tile()) {
@@ -434,6 +432,23 @@ impl Voice {
             frame.min(self.sound.frames as u64)
         };
         self.pos = frame.min(u64::from(u32::MAX)) << FRAC_BITS;
+    }
+
+    /// [`Voice::render`] for a streamed play: out of line, so the decoded
+    /// sounds' path stays as tight as it was.
+    #[cold]
+    #[inline(never)]
+    fn render_streamed(
+        &mut self,
+        l: &mut [f32],
+        r: &mut [f32],
+        isa: Isa,
+        streams: &mut StreamReaders,
+    ) -> Option<usize> {
+        match self.stream_slot().and_then(|k| streams.get(k)) {
+            Some(reader) => self.render_stream(l, r, isa, reader),
+            None => Some(0),
+        }
     }
 
     /// A copy of this voice (sharing its sample data): a stolen voice that
@@ -554,6 +569,7 @@ impl Voice {
 
     /// Renders `l.len()` frames that never read past the last frame + 1 of
     /// the data they read (the sound, or its loop tile when `tiled`).
+    #[inline(always)]
     fn render_segment(&mut self, l: &mut [f32], r: &mut [f32], isa: Isa, tiled: bool) {
         let n = l.len();
         let d = self.ramp_delta();
