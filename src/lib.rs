@@ -30,7 +30,11 @@
 //!
 //! ## How it fits together
 //!
-//! - [`Sound`] ([`sound`]): decoded samples plus their loudness analysis, shared.
+//! - [`Sound`] ([`sound`]): decoded samples plus their loudness analysis,
+//!   shared ([`Sound::from_file`]: WAV, OGG Vorbis, FLAC, MP3), or a file
+//!   whose plays stream from disk ([`Sound::stream_file`]: music, long
+//!   dialogue; [`EngineSettings::streams`], [`Controller::seek`],
+//!   [`Event::StreamUnderrun`]).
 //! - [`Engine`] / [`Controller`] ([`engine`]): the game side. Calls never block.
 //!   Besides play / stop / set_*: groups with instance limits and retrigger
 //!   intervals ([`Controller::create_group`], [`GroupSettings`]), buses with
