@@ -55,24 +55,39 @@ fn first_difference(a: &[f32], b: &[f32]) -> Option<usize> {
 #[test]
 fn a_streamed_play_renders_exactly_what_the_decoded_sound_renders() {
     let dir = Scratch::new("streaming-equal");
-    // (encoder, source rate, channels, frames, output rate, pitch, looping)
-    let rows: &[(Enc, u32, u16, usize, u32, f32, bool)] = &[
-        (Enc::Ogg, 44_100, 2, 60_000, 48_000, 1.0, false),
-        (Enc::Ogg, 48_000, 1, 30_011, 48_000, 1.0, true),
-        (Enc::Flac, 44_100, 2, 50_000, 48_000, 1.37, true),
-        (Enc::Flac, 22_050, 1, 40_000, 44_100, 0.61, false),
-        (Enc::Mp3, 44_100, 2, 44_100, 48_000, 1.0, true),
+    // (encoder (None: the WAV itself), source rate, channels, bits,
+    // frames, output rate, pitch, looping)
+    type Row = (Option<Enc>, u32, u16, u16, usize, u32, f32, bool);
+    let rows: &[Row] = &[
+        (Some(Enc::Ogg), 44_100, 2, 16, 60_000, 48_000, 1.0, false),
+        (Some(Enc::Ogg), 48_000, 1, 16, 30_011, 48_000, 1.0, true),
+        (Some(Enc::Flac), 44_100, 2, 16, 50_000, 48_000, 1.37, true),
+        (Some(Enc::Flac), 22_050, 1, 24, 40_000, 44_100, 0.61, false),
+        (Some(Enc::Mp3), 44_100, 2, 16, 44_100, 48_000, 1.0, true),
+        (None, 44_100, 2, 16, 50_000, 48_000, 1.0, true),
+        (None, 32_000, 1, 24, 33_333, 48_000, 0.8, false),
+        (None, 48_000, 6, 16, 20_000, 48_000, 1.0, false),
     ];
-    for (i, &(enc, rate, channels, frames, out_rate, pitch, looping)) in rows.iter().enumerate() {
-        let what = format!("{enc:?} {rate} Hz {channels} ch {frames} frames -> {out_rate} Hz x{pitch} loop {looping}");
-        let src = source_wav(&dir, &format!("src{i}"), rate, channels, 16, frames);
-        let ext = match enc {
-            Enc::Flac => "flac",
-            Enc::Ogg => "ogg",
-            Enc::Mp3 | Enc::Mp3NoTag => "mp3",
+    for (i, &(enc, rate, channels, bits, frames, out_rate, pitch, looping)) in
+        rows.iter().enumerate()
+    {
+        let what = format!(
+            "{enc:?} {rate} Hz {channels} ch {bits}-bit {frames} frames -> {out_rate} Hz x{pitch} loop {looping}"
+        );
+        let src = source_wav(&dir, &format!("src{i}"), rate, channels, bits, frames);
+        let file = match enc {
+            None => src.clone(),
+            Some(enc) => {
+                let ext = match enc {
+                    Enc::Flac => "flac",
+                    Enc::Ogg => "ogg",
+                    Enc::Mp3 | Enc::Mp3NoTag => "mp3",
+                };
+                let file = dir.path(&format!("row{i}.{ext}"));
+                encode(enc, &src, &file);
+                file
+            }
         };
-        let file = dir.path(&format!("row{i}.{ext}"));
-        encode(enc, &src, &file);
         let decoded = Sound::from_file(&file).unwrap();
         let streamed = Sound::stream_file(&file).unwrap();
         assert!(streamed.is_streamed() && !decoded.is_streamed());
@@ -102,17 +117,19 @@ fn a_streamed_play_renders_exactly_what_the_decoded_sound_renders() {
     }
 }
 
-/// A FLAC and an OGG file of `frames` frames at 44.1 kHz stereo.
-fn files(dir: &Scratch, frames: usize) -> Vec<(Enc, std::path::PathBuf)> {
+/// A FLAC, an OGG and a WAV file of `frames` frames at 44.1 kHz stereo.
+fn files(dir: &Scratch, frames: usize) -> Vec<(&'static str, std::path::PathBuf)> {
     let src = source_wav(dir, "src", 44_100, 2, 16, frames);
-    [(Enc::Flac, "flac"), (Enc::Ogg, "ogg")]
+    let mut files: Vec<_> = [(Enc::Flac, "flac"), (Enc::Ogg, "ogg")]
         .into_iter()
         .map(|(enc, ext)| {
             let file = dir.path(&format!("music.{ext}"));
             encode(enc, &src, &file);
-            (enc, file)
+            (ext, file)
         })
-        .collect()
+        .collect();
+    files.push(("wav", src));
+    files
 }
 
 /// Seeking a streamed play, one-shot and looping, forward and back, to
@@ -135,7 +152,7 @@ fn seeking_a_stream_lands_where_seeking_the_decoded_sound_lands() {
             (4, 3_000, false),
         ];
         for &(after, ms, looping) in cases {
-            let what = format!("{enc:?}: seek to {ms} ms after {after} blocks, loop {looping}");
+            let what = format!("{enc}: seek to {ms} ms after {after} blocks, loop {looping}");
             let run = |sound: &Sound| {
                 let mut engine = OfflineEngine::new(EngineSettings::default()).unwrap();
                 let h = engine
@@ -391,8 +408,7 @@ fn the_loader_thread_feeds_a_mixer_driven_like_a_callback() {
     }
 }
 
-/// Errors name the file and the reason, as `Sound::from_file` does; WAV is
-/// read whole, not streamed.
+/// Errors name the file and the reason, as `Sound::from_file` does.
 #[test]
 fn stream_file_errors_name_the_file() {
     let dir = Scratch::new("streaming-errors");
@@ -400,11 +416,19 @@ fn stream_file_errors_name_the_file() {
     std::fs::write(&garbage, b"this is not an ogg file at all").unwrap();
     let empty = dir.path("empty.flac");
     std::fs::write(&empty, b"").unwrap();
-    let wav = dir.path("clip.wav");
-    OfflineEngine::new(EngineSettings::default())
-        .unwrap()
-        .render_to_wav(&wav, 0.1)
-        .unwrap();
+    let alaw = dir.path("alaw.wav");
+    support::sox(&[
+        "-n",
+        "-r",
+        "8000",
+        "-e",
+        "a-law",
+        alaw.to_str().unwrap(),
+        "synth",
+        "0.1",
+        "sine",
+        "300",
+    ]);
     let cut = dir.path("cut.ogg");
     let (_, ogg) = files(&dir, 20_000).remove(1);
     let bytes = std::fs::read(&ogg).unwrap();
@@ -413,7 +437,7 @@ fn stream_file_errors_name_the_file() {
     let cases: [(&std::path::Path, &str); 5] = [
         (&garbage, "unsupported format"),
         (&empty, "empty"),
-        (&wav, "WAV"),
+        (&alaw, "A-law"),
         (&cut, "OGG"),
         (&missing, ""),
     ];

@@ -246,6 +246,11 @@ impl Decoder {
         Ok(d)
     }
 
+    /// The format it decodes.
+    pub(crate) fn format(&self) -> Format {
+        self.format
+    }
+
     /// Channels of what it hands out: 1 or 2 (more are downmixed).
     pub(crate) fn channels(&self) -> usize {
         self.spec.channels.count().min(2)

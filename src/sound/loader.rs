@@ -16,8 +16,8 @@ use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use ringbuf::traits::{Observer, Producer};
 use ringbuf::HeapProd;
 
-use super::compressed::Decoder;
 use super::loudness::Meter;
+use super::stream::StreamDecoder;
 use super::stream::{StreamShared, StreamSource};
 
 /// How often the loader thread tops up the rings when nothing wakes it.
@@ -44,7 +44,7 @@ struct Job {
     epoch: u32,
     source: Arc<StreamSource>,
     looping: bool,
-    decoder: Option<Decoder>,
+    decoder: Option<StreamDecoder>,
     meter: Meter,
     /// Decoded, not yet pushed (whole frames from `pending_at` on).
     pending: Vec<f32>,
@@ -246,12 +246,13 @@ fn decode_more(job: &mut Job) -> Result<bool, ()> {
             return Err(());
         };
         let source = &job.source;
-        let got = super::compressed::guarded(source.format, &source.path, || {
-            decoder.next_chunk(&mut job.pending)
-        })
-        .map_err(|_| ())?;
+        let got = decoder
+            .next_chunk(&mut job.pending, &source.path)
+            .map_err(|_| ())?;
         if got > 0 {
             job.lap_frames += got as u64;
+            // Clamped and flushed as a decoded sound's samples are.
+            super::condition(&mut job.pending);
             return Ok(true);
         }
         if decoder.is_skipping() {

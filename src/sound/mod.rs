@@ -51,6 +51,7 @@ pub(crate) mod loop_tile;
 pub(crate) mod loudness;
 pub(crate) mod stream;
 mod wav;
+mod wav_stream;
 
 use loop_tile::LoopTile;
 use loudness::Loudness;
@@ -412,12 +413,7 @@ impl Sound {
                 index,
             });
         }
-        for s in samples.iter_mut() {
-            *s = s.clamp(-MAX_SAMPLE_MAGNITUDE, MAX_SAMPLE_MAGNITUDE);
-            if s.abs() < DENORMAL_FLOOR {
-                *s = 0.0;
-            }
-        }
+        condition(&mut samples);
         let loudness = Loudness::measure(&samples, channels, sample_rate);
         // Exactly the guard frames more: the default growth would double the
         // allocation (a 1 GB sound would need 2 GB for a moment), and with
@@ -452,6 +448,23 @@ impl Sound {
                 loop_tile: OnceLock::new(),
                 stream: Some(source),
             }),
+        }
+    }
+}
+
+/// What every sample goes through before the mixer sees it: clamped to
+/// ±[`MAX_SAMPLE_MAGNITUDE`], tiny values flushed to exact zero (no
+/// denormals), anything not finite made 0 (a decoded sound refuses those
+/// before this; a stream's loader cannot refuse what it finds mid-file).
+pub(crate) fn condition(samples: &mut [f32]) {
+    for s in samples.iter_mut() {
+        *s = if s.is_finite() {
+            s.clamp(-MAX_SAMPLE_MAGNITUDE, MAX_SAMPLE_MAGNITUDE)
+        } else {
+            0.0
+        };
+        if s.abs() < DENORMAL_FLOOR {
+            *s = 0.0;
         }
     }
 }

@@ -37,6 +37,7 @@ use std::sync::Arc;
 use super::compressed::{self, Decoder, Format};
 use super::decode::{self, Content};
 use super::loudness::{EnergyCurve, Meter};
+use super::wav_stream::WavStream;
 use super::{Sound, SoundError, MAX_FRAMES};
 
 /// What a streamed sound is: a file, its format and layout as checked by
@@ -44,7 +45,7 @@ use super::{Sound, SoundError, MAX_FRAMES};
 #[derive(Debug)]
 pub(crate) struct StreamSource {
     pub(crate) path: PathBuf,
-    pub(crate) format: Format,
+    pub(crate) kind: StreamKind,
     pub(crate) channels: usize,
     pub(crate) rate: u32,
     /// Its length in frames, as the file tells it (0 if it does not).
@@ -59,17 +60,93 @@ pub(crate) struct StreamSource {
 /// and measure its opening loudness.
 const OPENING_SECONDS: f64 = 1.0;
 
-impl StreamSource {
-    /// Opens the file and decodes up to `from` (a frame of the stream).
-    pub(crate) fn open(&self, from: u64) -> Result<Decoder, SoundError> {
-        let (file, _) = decode::open_regular(&self.path)?;
-        compressed::guarded(self.format, &self.path, || {
-            let mut d = Decoder::open(Box::new(file), self.format, &self.path, MAX_FRAMES)?;
-            if from > 0 {
-                d.seek(from)?;
+/// How a streamed file is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StreamKind {
+    Compressed(Format),
+    Wav,
+}
+
+/// A streamed file being decoded: a chunk at a time, from where it was
+/// opened or sought.
+pub(crate) enum StreamDecoder {
+    Compressed(Box<Decoder>),
+    Wav(Box<WavStream>),
+}
+
+impl StreamDecoder {
+    fn open(file: File, kind: StreamKind, path: &Path) -> Result<StreamDecoder, SoundError> {
+        match kind {
+            StreamKind::Compressed(format) => compressed::guarded(format, path, || {
+                Decoder::open(Box::new(file), format, path, MAX_FRAMES)
+                    .map(|d| StreamDecoder::Compressed(Box::new(d)))
+            }),
+            StreamKind::Wav => WavStream::open(file, path).map(|w| StreamDecoder::Wav(Box::new(w))),
+        }
+    }
+
+    fn channels(&self) -> usize {
+        match self {
+            StreamDecoder::Compressed(d) => d.channels(),
+            StreamDecoder::Wav(w) => w.channels(),
+        }
+    }
+
+    fn rate(&self) -> u32 {
+        match self {
+            StreamDecoder::Compressed(d) => d.rate(),
+            StreamDecoder::Wav(w) => w.rate(),
+        }
+    }
+
+    fn length(&self) -> u64 {
+        match self {
+            StreamDecoder::Compressed(d) => d.length_hint().unwrap_or(0),
+            StreamDecoder::Wav(w) => w.length(),
+        }
+    }
+
+    fn seek(&mut self, frame: u64, path: &Path) -> Result<(), SoundError> {
+        match self {
+            StreamDecoder::Compressed(d) => compressed::guarded(d.format(), path, || d.seek(frame)),
+            StreamDecoder::Wav(w) => w.seek(frame),
+        }
+    }
+
+    /// The next frames, appended to `out` (see `Decoder::next_chunk`): 0 at
+    /// the end, or while [`StreamDecoder::is_skipping`].
+    pub(crate) fn next_chunk(
+        &mut self,
+        out: &mut Vec<f32>,
+        path: &Path,
+    ) -> Result<usize, SoundError> {
+        match self {
+            StreamDecoder::Compressed(d) => {
+                let format = d.format();
+                compressed::guarded(format, path, || d.next_chunk(out))
             }
-            Ok(d)
-        })
+            StreamDecoder::Wav(w) => w.next_chunk(out),
+        }
+    }
+
+    /// Still decoding up to a seek's target.
+    pub(crate) fn is_skipping(&self) -> bool {
+        match self {
+            StreamDecoder::Compressed(d) => d.is_skipping(),
+            StreamDecoder::Wav(_) => false,
+        }
+    }
+}
+
+impl StreamSource {
+    /// Opens the file and moves to `from` (a frame of the stream).
+    pub(crate) fn open(&self, from: u64) -> Result<StreamDecoder, SoundError> {
+        let (file, _) = decode::open_regular(&self.path)?;
+        let mut d = StreamDecoder::open(file, self.kind, &self.path)?;
+        if from > 0 {
+            d.seek(from, &self.path)?;
+        }
+        Ok(d)
     }
 }
 
@@ -81,9 +158,11 @@ impl Sound {
     /// stereo OGG streamed holds a few hundred kilobytes, where
     /// [`Sound::from_file`] holds 200 MB.
     ///
-    /// OGG Vorbis, FLAC and MP3 stream (told from the content, as
-    /// [`Sound::from_file`] tells them); a WAV file is refused with
-    /// [`SoundError::Unsupported`] (load it with [`Sound::from_file`]).
+    /// WAV, OGG Vorbis, FLAC and MP3 stream (told from the content, as
+    /// [`Sound::from_file`] tells them). The rare WAV whose samples have
+    /// fewer valid bits than their containers (20 bits in 3 bytes, ...) is
+    /// refused with [`SoundError::Unsupported`]; [`Sound::from_file`]
+    /// decodes it.
     /// A streamed play sounds exactly the samples the decoded sound holds:
     /// gapless, downmixed to stereo the same way. The file is opened and
     /// its first second decoded here, so a missing, unreadable or
@@ -143,16 +222,9 @@ impl Sound {
             path: path.to_path_buf(),
             source,
         })?;
-        let format = match decode::sniff(&head) {
-            Content::Compressed(format) => format,
-            Content::Wav => {
-                return Err(SoundError::Unsupported {
-                    path: path.to_path_buf(),
-                    reason: "streaming a WAV file (OGG Vorbis, FLAC and MP3 stream; \
-                             load a WAV with Sound::from_file)"
-                        .into(),
-                })
-            }
+        let kind = match decode::sniff(&head) {
+            Content::Compressed(format) => StreamKind::Compressed(format),
+            Content::Wav => StreamKind::Wav,
             Content::Unknown(reason) => {
                 return Err(SoundError::UnknownFormat {
                     path: path.to_path_buf(),
@@ -164,7 +236,7 @@ impl Sound {
             path: path.to_path_buf(),
             source,
         })?;
-        let source = compressed::guarded(format, path, || check_and_measure(file, format, path))?;
+        let source = check_and_measure(file, kind, path)?;
         Ok(Sound::streamed(decode::name_of(path), source))
     }
 
@@ -183,8 +255,12 @@ impl Sound {
 
 /// Decodes the first second: the file is readable and has audio, and how
 /// loud it starts.
-fn check_and_measure(file: File, format: Format, path: &Path) -> Result<StreamSource, SoundError> {
-    let mut d = Decoder::open(Box::new(file), format, path, MAX_FRAMES)?;
+fn check_and_measure(
+    file: File,
+    kind: StreamKind,
+    path: &Path,
+) -> Result<StreamSource, SoundError> {
+    let mut d = StreamDecoder::open(file, kind, path)?;
     let (channels, rate) = (d.channels(), d.rate());
     let mut meter = Meter::new(channels, rate);
     let want = (OPENING_SECONDS * f64::from(rate)) as usize;
@@ -192,7 +268,7 @@ fn check_and_measure(file: File, format: Format, path: &Path) -> Result<StreamSo
     let (mut frames, mut windows, mut last) = (0, 0usize, 0.0);
     while frames < want {
         chunk.clear();
-        let n = d.next_chunk(&mut chunk)?;
+        let n = d.next_chunk(&mut chunk, path)?;
         if n == 0 {
             break;
         }
@@ -209,10 +285,10 @@ fn check_and_measure(file: File, format: Format, path: &Path) -> Result<StreamSo
     }
     Ok(StreamSource {
         path: path.to_path_buf(),
-        format,
+        kind,
         channels,
         rate,
-        frames: d.length_hint().unwrap_or(0),
+        frames: d.length(),
         opening_power: if windows > 0 {
             last / windows as f64
         } else {

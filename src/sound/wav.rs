@@ -217,20 +217,20 @@ fn decode_samples<R: Read>(
 /// The parts of a WAV `fmt ` chunk needed to name a format, read without
 /// hound (which reports every encoding it does not read as the same error).
 #[derive(Debug)]
-struct FmtInfo {
-    tag: u16,
-    channels: u16,
-    block_align: u16,
-    bits: u16,
+pub(super) struct FmtInfo {
+    pub(super) tag: u16,
+    pub(super) channels: u16,
+    pub(super) block_align: u16,
+    pub(super) bits: u16,
     /// For `WAVE_FORMAT_EXTENSIBLE`: the valid bits per sample (as hound
     /// reads them: 0 means "same as the container"); otherwise `bits`.
-    valid_bits: Option<u16>,
+    pub(super) valid_bits: Option<u16>,
     /// For `WAVE_FORMAT_EXTENSIBLE`: the format code inside the sub-format
     /// GUID, when it is one of the standard `KSDATAFORMAT_SUBTYPE_*` GUIDs.
-    sub_tag: Option<u16>,
+    pub(super) sub_tag: Option<u16>,
     /// For `WAVE_FORMAT_EXTENSIBLE`: the speaker positions of the channels
     /// (`dwChannelMask`).
-    channel_mask: Option<u32>,
+    pub(super) channel_mask: Option<u32>,
 }
 
 const WAVE_FORMAT_EXTENSIBLE: u16 = 0xFFFE;
@@ -247,7 +247,7 @@ pub const MAX_CHUNKS_BEFORE_DATA: usize = 1 << 20;
 
 impl FmtInfo {
     /// Why this format is not played, or `None` if hound should read it.
-    fn unsupported(&self) -> Option<String> {
+    pub(super) fn unsupported(&self) -> Option<String> {
         let tag = if self.tag == WAVE_FORMAT_EXTENSIBLE {
             self.sub_tag?
         } else {
@@ -316,7 +316,7 @@ fn is_os_error(e: &io::Error) -> bool {
     e.raw_os_error().is_some()
 }
 
-fn unsupported(path: &Path, reason: String) -> SoundError {
+pub(super) fn unsupported(path: &Path, reason: String) -> SoundError {
     SoundError::Unsupported {
         path: path.to_path_buf(),
         reason,
@@ -324,7 +324,7 @@ fn unsupported(path: &Path, reason: String) -> SoundError {
 }
 
 /// What a header hound refused means for the caller.
-fn header_error(e: hound::Error, path: &Path) -> SoundError {
+pub(super) fn header_error(e: hound::Error, path: &Path) -> SoundError {
     let not_wav = |reason: String| SoundError::NotWav {
         path: path.to_path_buf(),
         reason,
@@ -346,9 +346,9 @@ fn header_error(e: hound::Error, path: &Path) -> SoundError {
 
 /// What a walk over the RIFF chunks found.
 #[derive(Default)]
-struct Walk {
+pub(super) struct Walk {
     /// The last `fmt ` chunk before `data`: parsed, and its first 40 bytes.
-    fmt: Option<(FmtInfo, [u8; 40])>,
+    pub(super) fmt: Option<(FmtInfo, [u8; 40])>,
     /// The `data` chunk: its declared length and where its bytes start.
     data: Option<(u32, u64)>,
     /// The walk stopped at [`MAX_CHUNKS_BEFORE_DATA`] without reaching `data`.
@@ -359,7 +359,7 @@ struct Walk {
 /// allocated), looking at no more than [`MAX_CHUNKS_BEFORE_DATA`]. With `padded`,
 /// odd-sized chunks are followed by a pad byte, as RIFF says; without, as
 /// hound reads them. Stops quietly at anything it cannot make sense of.
-fn walk_chunks<R: Read + Seek>(r: &mut R, padded: bool) -> Walk {
+pub(super) fn walk_chunks<R: Read + Seek>(r: &mut R, padded: bool) -> Walk {
     let mut walk = Walk::default();
     let mut head = [0u8; 12];
     if r.read_exact(&mut head).is_err() || &head[0..4] != b"RIFF" || &head[8..12] != b"WAVE" {
