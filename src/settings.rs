@@ -92,6 +92,21 @@ pub struct EngineSettings {
     /// allocated when the engine is made; a virtual voice costs no mixing.
     /// Default 64.
     pub virtual_voices: usize,
+    /// Live output: when the device is lost (or stops calling back for a
+    /// second), reopen one on a thread of the engine's own and carry on with
+    /// the same voices: the named [`EngineSettings::device`] once it is
+    /// back, else the default device, always at the engine's rate, retrying
+    /// with a backoff (50 ms doubling to 2 s). The game sees
+    /// `Event::StreamError { kind: DeviceLost }`, then
+    /// `Event::OutputRecovered`. `false` leaves it to the game (start a new
+    /// engine). Default `true`.
+    pub recover_device: bool,
+    /// Live output: the audio host to use, by the name cpal gives it
+    /// (`"ALSA"`, `"JACK"` with voicepool's `jack` feature, `"WASAPI"`,
+    /// `"CoreAudio"`, ...); `None` for the platform's default host. An
+    /// unknown or unavailable host is [`EngineError::NoDevice`] naming the
+    /// hosts there are.
+    pub host: Option<String>,
 }
 
 /// The most virtual voices an engine may have.
@@ -177,6 +192,8 @@ impl Default for EngineSettings {
             buses: 16,
             pause_fade: Duration::from_millis(5),
             virtual_voices: 64,
+            recover_device: true,
+            host: None,
         }
     }
 }
