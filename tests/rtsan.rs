@@ -428,10 +428,10 @@ fn live_child() {
         (ok, full)
     });
     std::thread::sleep(Duration::from_millis(500)); // events pile up unread
-    // The device "goes away" under the churn: the output thread takes the
-    // audio side out of the running stream (whose callbacks then play
-    // silence) and opens the device again; both streams' callbacks run in
-    // the real-time context.
+                                                    // The device "goes away" under the churn: the output thread takes the
+                                                    // audio side out of the running stream (whose callbacks then play
+                                                    // silence) and opens the device again; both streams' callbacks run in
+                                                    // the real-time context.
     engine.simulate_device_loss();
     let mut ended = 0;
     while !game.is_finished() {
@@ -444,7 +444,10 @@ fn live_child() {
     let (ok, full) = game.join().unwrap();
     let recovered = Instant::now();
     while engine.stats().recoveries == 0 {
-        assert!(recovered.elapsed() < Duration::from_secs(60), "never recovered");
+        assert!(
+            recovered.elapsed() < Duration::from_secs(60),
+            "never recovered"
+        );
         engine.drain_events().for_each(drop);
         std::thread::sleep(Duration::from_millis(5));
     }
