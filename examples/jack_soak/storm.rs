@@ -225,7 +225,7 @@ pub fn storm(
     let mut next = start;
     let mut n = 0u64;
     while start.elapsed().as_secs_f64() < seconds {
-        if n % 6 == 0 {
+        if n.is_multiple_of(6) {
             match engine.play(&swish, PlayParams::default().priority(200)) {
                 Ok(h) => ledger.accept(h),
                 Err(_) => refused += 1,

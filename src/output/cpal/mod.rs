@@ -53,7 +53,7 @@
 //! mixer's rate, retrying with a backoff (50 ms doubling to 2 s) until it
 //! opens. The same mixer, voices and queues go on from where they stopped:
 //! nothing is rendered while no device plays, so voices keep their
-//! positions and the engine's clock ([`Engine::clock`]) pauses; commands
+//! positions and the engine's clock ([`crate::Controller::clock`]) pauses; commands
 //! sent meanwhile wait in the queue (a full queue is
 //! [`crate::PlayError::QueueFull`], as ever). The game then gets
 //! [`crate::Event::OutputRecovered`] with the device's name and rate.
