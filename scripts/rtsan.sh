@@ -26,3 +26,8 @@ if /usr/lib/llvm-19/bin/llvm-symbolizer --version >/dev/null 2>&1; then
   export RTSAN_OPTIONS=external_symbolizer_path=/usr/lib/llvm-19/bin/llvm-symbolizer
 fi
 cargo test --features rtsan-selftest --tests "$@"
+# The JACK tests too (a device killed and reopened under a running engine,
+# a paced storm), where jackd and libjack are installed (CI installs them).
+if [ $# -eq 0 ] && command -v jackd >/dev/null 2>&1 && pkg-config --exists jack; then
+  cargo test --features rtsan-selftest,jack --test jack
+fi

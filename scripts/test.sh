@@ -12,3 +12,16 @@ cargo clippy -p voicepool-demo --all-targets -- -D warnings
 cargo test --all-targets
 cargo test --doc
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
+# The JACK tests (tests/jack.rs, feature `jack`): a paced dummy device that
+# is killed and restarted under a running engine, and a short spell storm on
+# busy cores. They need jackd and libjack (Debian: jackd2,
+# libjack-jackd2-dev; .ci/run installs both, and there they must run).
+if command -v jackd >/dev/null 2>&1 && pkg-config --exists jack; then
+  cargo clippy --features jack --all-targets -- -D warnings
+  cargo test --features jack --test jack
+elif [ -n "${CI:-}" ]; then
+  echo "test.sh: CI must run the JACK tests, but jackd or libjack is missing" >&2
+  exit 1
+else
+  echo "test.sh: skipping the JACK tests: jackd or libjack is not installed (Debian: apt-get install jackd2 libjack-jackd2-dev)"
+fi

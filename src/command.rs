@@ -397,6 +397,17 @@ pub enum Event {
         /// What kind of error.
         kind: StreamErrorKind,
     },
+    /// Live output is back after [`StreamErrorKind::DeviceLost`]: the engine
+    /// reopened a device on its own (see
+    /// [`crate::EngineSettings::recover_device`]) and the same voices go on
+    /// from where they were. Not about a voice.
+    OutputRecovered {
+        /// The device now playing.
+        device: crate::DeviceName,
+        /// Its rate in Hz: always the engine's own rate (a device is only
+        /// reopened at the rate the mixer runs at).
+        sample_rate: u32,
+    },
 }
 
 /// What went wrong with a live output stream ([`Event::StreamError`]).
@@ -416,12 +427,20 @@ pub enum Event {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum StreamErrorKind {
-    /// The device is gone (for example unplugged). No more audio is heard
-    /// until a new engine is started on another device.
+    /// The device is gone (for example unplugged), or it stopped calling
+    /// back for a second. Nothing is heard until output comes back: with
+    /// [`crate::EngineSettings::recover_device`] on (the default) the engine
+    /// reopens a device itself and reports [`Event::OutputRecovered`];
+    /// otherwise start a new engine.
     DeviceLost,
     /// The host or driver reported another error (its text is not kept: the
     /// report crosses from the audio side as plain data).
     Backend,
+    /// While recovering from [`StreamErrorKind::DeviceLost`], the device
+    /// found does not offer the engine's rate: it is not used (the mix
+    /// would play at the wrong speed), and the engine keeps looking.
+    /// Reported once per loss.
+    RateUnavailable,
 }
 
 impl Event {
@@ -451,7 +470,7 @@ impl Event {
             | Event::Resumed { voice }
             | Event::StreamUnderrun { voice } => Some(voice),
             Event::Stolen { victim, .. } => Some(victim),
-            Event::StreamError { .. } => None,
+            Event::StreamError { .. } | Event::OutputRecovered { .. } => None,
         }
     }
 
@@ -491,7 +510,7 @@ impl Event {
 /// (events are reported in the order they happen, not sorted by frame).
 /// | `Ended` | the frame at which the voice stopped sounding: its last sample was at `frame - 1` (a one-shot's end, or the end of a stop's fade) |
 /// | `Ended` after the mixer was dropped | the frame at which the mixer stopped |
-/// | `StreamError` | frames rendered when the error was reported |
+/// | `StreamError`, `OutputRecovered` | frames rendered when it was reported |
 ///
 /// ```
 /// use voicepool::{EngineSettings, Event, OfflineEngine, PlayParams, Sound};

@@ -93,6 +93,7 @@
 #[doc(hidden)]
 pub mod bench_support;
 pub mod command;
+mod device_name;
 pub mod engine;
 pub mod error;
 pub mod mixer;
@@ -110,6 +111,7 @@ mod voices;
 pub mod rtsan_selftest;
 
 pub use command::{BusHandle, Event, GroupHandle, StreamErrorKind, TimedEvent, VoiceHandle};
+pub use device_name::{DeviceName, DEVICE_NAME_BYTES};
 pub use engine::{Controller, Engine, VoiceInfo};
 pub use error::{EngineError, PlayError, RenderError, SoundError};
 pub use mixer::Mixer;

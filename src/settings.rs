@@ -107,6 +107,21 @@ pub struct EngineSettings {
     /// stream's own rate, within [`STREAM_BUFFER_RANGE`]. Default 24,000
     /// (half a second at 48 kHz).
     pub stream_buffer_frames: usize,
+    /// Live output: when the device is lost (or stops calling back for a
+    /// second), reopen one on a thread of the engine's own and carry on with
+    /// the same voices: the named [`EngineSettings::device`] once it is
+    /// back, else the default device, always at the engine's rate, retrying
+    /// with a backoff (50 ms doubling to 2 s). The game sees
+    /// `Event::StreamError { kind: DeviceLost }`, then
+    /// `Event::OutputRecovered`. `false` leaves it to the game (start a new
+    /// engine). Default `true`.
+    pub recover_device: bool,
+    /// Live output: the audio host to use, by the name cpal gives it
+    /// (`"ALSA"`, `"JACK"` with voicepool's `jack` feature, `"WASAPI"`,
+    /// `"CoreAudio"`, ...); `None` for the platform's default host. An
+    /// unknown or unavailable host is [`EngineError::NoDevice`] naming the
+    /// hosts there are.
+    pub host: Option<String>,
 }
 
 /// The most streams an engine may have.
@@ -199,6 +214,8 @@ impl Default for EngineSettings {
             virtual_voices: 64,
             streams: 4,
             stream_buffer_frames: 24_000,
+            recover_device: true,
+            host: None,
         }
     }
 }

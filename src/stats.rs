@@ -3,6 +3,7 @@
 
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::time::Duration;
 
 use crate::command::{EngineId, VoiceHandle};
 
@@ -76,6 +77,24 @@ pub struct Stats {
     /// Streams whose file failed to decode partway (their play ended at
     /// what was decoded) or could not be opened again.
     pub stream_decode_errors: u64,
+    /// Live engine: data callbacks the device made.
+    pub callbacks: u64,
+    /// Live engine: callbacks whose processing took longer than the audio
+    /// they produced lasts (their `callback_budget`): each one a deadline
+    /// the engine itself missed, whatever the device then did.
+    pub late_callbacks: u64,
+    /// Live engine: the longest a callback took, from entry to return.
+    pub worst_callback: Duration,
+    /// Live engine: the last callback's budget, the duration of the
+    /// frames it was asked for (256 frames at 48 kHz: 5.33 ms).
+    pub callback_budget: Duration,
+    /// Live engine: underruns (xruns) the backend reported. JACK reports
+    /// every xrun; cpal's ALSA backend recovers from underruns without
+    /// saying so, so there this stays 0 (late callbacks still count).
+    pub underruns: u64,
+    /// Live engine: times the output was reopened after the device was
+    /// lost (`Event::OutputRecovered`).
+    pub recoveries: u64,
 }
 
 /// What one pool slot holds, as last published by the mixer.
@@ -144,6 +163,12 @@ pub(crate) struct Counters {
     pub(crate) stream_underruns: AtomicU64,
     /// Bumped by the stream loader (which holds a clone).
     pub(crate) stream_decode_errors: std::sync::Arc<AtomicU64>,
+    pub(crate) callbacks: AtomicU64,
+    pub(crate) late_callbacks: AtomicU64,
+    pub(crate) worst_callback_ns: AtomicU64,
+    pub(crate) callback_budget_ns: AtomicU64,
+    pub(crate) underruns: AtomicU64,
+    pub(crate) recoveries: AtomicU64,
     meters: Box<[SlotMeter]>,
     virtual_meters: Box<[SlotMeter]>,
     /// Set once by the mixer's `Drop`, after its last event was pushed.
@@ -210,7 +235,24 @@ impl Counters {
             streams: self.streams.load(Relaxed) as usize,
             stream_underruns: self.stream_underruns.load(Relaxed),
             stream_decode_errors: self.stream_decode_errors.load(Relaxed),
+            callbacks: self.callbacks.load(Relaxed),
+            late_callbacks: self.late_callbacks.load(Relaxed),
+            worst_callback: Duration::from_nanos(self.worst_callback_ns.load(Relaxed)),
+            callback_budget: Duration::from_nanos(self.callback_budget_ns.load(Relaxed)),
+            underruns: self.underruns.load(Relaxed),
+            recoveries: self.recoveries.load(Relaxed),
         }
+    }
+
+    /// Audio side, at the end of a data callback: it took `took_ns` to
+    /// produce audio lasting `budget_ns`. Relaxed atomics only.
+    pub(crate) fn note_callback(&self, took_ns: u64, budget_ns: u64) {
+        self.callbacks.fetch_add(1, Relaxed);
+        self.callback_budget_ns.store(budget_ns, Relaxed);
+        if took_ns > budget_ns {
+            self.late_callbacks.fetch_add(1, Relaxed);
+        }
+        self.worst_callback_ns.fetch_max(took_ns, Relaxed);
     }
 
     /// Audio side, as the mixer is dropped: nothing sounds any more, and no

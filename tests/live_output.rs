@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use voicepool::output::cpal::{CallbackPhase, DeviceSampleFormat};
 use voicepool::{
     AudioEngine, EngineError, EngineSettings, Event, OfflineEngine, PlayParams, Sound, StealPolicy,
+    StreamErrorKind,
 };
 
 struct CountingAlloc;
@@ -418,7 +419,14 @@ fn wand_storm() {
 
     let mut rng = Lcg(42);
     let mut steals = 0;
+    let (mut lost, mut back) = (0, 0);
     for frame in 0..90 {
+        if frame == 30 || frame == 60 {
+            // The device "goes away" twice under the storm: the output
+            // thread takes the audio side out of the old stream and opens
+            // the device again, while both streams' callbacks are counted.
+            engine.simulate_device_loss();
+        }
         if frame % 6 == 0 {
             let _ = engine.play(&swish, PlayParams::default().priority(200));
             for _ in 0..24 {
@@ -430,13 +438,32 @@ fn wand_storm() {
                 let _ = engine.play(s, p);
             }
         }
-        steals += engine
-            .drain_events()
-            .filter(|e| matches!(e, Event::Stolen { .. }))
-            .count();
+        for e in engine.drain_events() {
+            match e {
+                Event::Stolen { .. } => steals += 1,
+                Event::StreamError {
+                    kind: StreamErrorKind::DeviceLost,
+                } => lost += 1,
+                Event::OutputRecovered { .. } => back += 1,
+                _ => {}
+            }
+        }
         std::thread::sleep(Duration::from_millis(16));
     }
     other.join().unwrap();
+    wait_until("both recoveries", || {
+        for e in engine.drain_events() {
+            match e {
+                Event::StreamError {
+                    kind: StreamErrorKind::DeviceLost,
+                } => lost += 1,
+                Event::OutputRecovered { .. } => back += 1,
+                _ => {}
+            }
+        }
+        back == 2
+    });
+    assert_eq!(lost, 2, "a DeviceLost for each loss");
     let before = CALLBACKS.load(Relaxed);
     wait_until("a few more callbacks", || {
         CALLBACKS.load(Relaxed) > before + 10
@@ -450,8 +477,8 @@ fn wand_storm() {
     let allocs = CALLBACK_ALLOCS.load(Relaxed);
     drop(engine);
     println!(
-        "live: {callbacks} callbacks, {} frames, {} plays started, {} steals ({steals} seen as events), {} rejected; {allocs} allocations or frees inside the callback",
-        stats.frames_rendered, stats.started, stats.steals, stats.rejections
+        "live: {callbacks} callbacks, {} frames, {} plays started, {} steals ({steals} seen as events), {} rejected, {} recoveries; {allocs} allocations or frees inside the callback",
+        stats.frames_rendered, stats.started, stats.steals, stats.rejections, stats.recoveries
     );
     assert!(callbacks > 100, "the stream ran");
     assert!(stats.steals > 0, "the load made the pool steal");

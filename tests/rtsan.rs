@@ -486,6 +486,11 @@ fn live_child() {
         (ok, full)
     });
     std::thread::sleep(Duration::from_millis(500)); // events pile up unread
+                                                    // The device "goes away" under the churn: the output thread takes the
+                                                    // audio side out of the running stream (whose callbacks then play
+                                                    // silence) and opens the device again; both streams' callbacks run in
+                                                    // the real-time context.
+    engine.simulate_device_loss();
     let mut ended = 0;
     while !game.is_finished() {
         ended += engine
@@ -495,11 +500,21 @@ fn live_child() {
         std::thread::sleep(Duration::from_millis(5));
     }
     let (ok, full) = game.join().unwrap();
+    let recovered = Instant::now();
+    while engine.stats().recoveries == 0 {
+        assert!(
+            recovered.elapsed() < Duration::from_secs(60),
+            "never recovered"
+        );
+        engine.drain_events().for_each(drop);
+        std::thread::sleep(Duration::from_millis(5));
+    }
     let stats = engine.stats();
     drop(engine);
     println!(
-        "live churn: {ok} plays accepted, {full} refused (queue full), {} started, {} steals, {} ended ({ended} seen), {} frames",
-        stats.started, stats.steals, stats.ended, stats.frames_rendered
+        "live churn: {ok} plays accepted, {full} refused (queue full), {} started, {} steals, {} ended ({ended} seen), {} frames, {} recoveries, {} callbacks ({} late, worst {:?} against {:?})",
+        stats.started, stats.steals, stats.ended, stats.frames_rendered, stats.recoveries,
+        stats.callbacks, stats.late_callbacks, stats.worst_callback, stats.callback_budget
     );
     assert!(stats.frames_rendered > 48_000, "the stream ran");
     assert!(

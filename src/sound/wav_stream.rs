@@ -71,12 +71,14 @@ impl WavStream {
         let int_scale = match (spec.sample_format, spec.bits_per_sample) {
             (hound::SampleFormat::Float, 32) => None,
             (hound::SampleFormat::Int, bits @ 1..=32) => Some(1.0 / (1u64 << (bits - 1)) as f64),
-            (format, bits) => return Err(unsupported(
-                path,
-                format!(
+            (format, bits) => {
+                return Err(unsupported(
+                    path,
+                    format!(
                     "{bits}-bit {format:?} samples (8 to 32-bit integer and 32-bit float are read)"
                 ),
-            )),
+                ))
+            }
         };
         let mask = fmt
             .as_ref()

@@ -1,0 +1,410 @@
+//! The output thread: opens the stream, owns it, watches it, reopens a
+//! device when it is lost, and hands the audio side home at the end.
+//!
+//! It wakes every [`POLL`] (or at once when the engine asks it to stop),
+//! turns what the stream's error callback counted into events, and decides
+//! the device is lost when the error callback says so or when no data
+//! callback has come for [`STALL`]. Recovery takes the audio side out of
+//! the old stream's [`Slot`] (even if that stream can never be dropped),
+//! disposes of the old stream, and opens the device again at the mixer's
+//! rate, with a backoff between attempts ([`FIRST_RETRY`] doubling to
+//! [`LAST_RETRY`]). This thread allocates freely; the callbacks never do.
+
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::Sender;
+use ringbuf::traits::{Observer, Producer};
+use ringbuf::HeapProd;
+
+use super::open::{self, Live, ProbeError, QuietAlsa};
+use super::side::AudioSide;
+use super::{CallbackHook, StreamInfo};
+use crate::command::{Event, StreamErrorKind, TimedEvent};
+use crate::engine::Engine;
+use crate::error::EngineError;
+use crate::settings::EngineSettings;
+use crate::stats::Counters;
+use crate::DeviceName;
+
+/// How often the thread looks at the stream.
+pub(super) const POLL: Duration = Duration::from_millis(20);
+/// No data callback for this long: the device is lost.
+pub(super) const STALL: Duration = Duration::from_secs(1);
+/// The first wait between two attempts to reopen.
+pub(super) const FIRST_RETRY: Duration = Duration::from_millis(50);
+/// The longest wait between two attempts to reopen.
+pub(super) const LAST_RETRY: Duration = Duration::from_secs(2);
+/// How long a callback may stay inside the slot before the thread gives up
+/// taking the side (a host suspended mid-callback).
+const TAKE_PATIENCE: Duration = Duration::from_secs(5);
+/// How long dropping an old stream may take before the thread leaves it to
+/// finish (or hang) on a thread of its own.
+const DROP_PATIENCE: Duration = Duration::from_secs(2);
+/// Stream events that can wait for the game between `drain_events` calls.
+pub(super) const STREAM_EVENT_CAPACITY: usize = 64;
+/// Room kept in that queue for the loss and recovery events, which backend
+/// errors never take.
+const RESERVED: usize = 4;
+
+/// What the engine and the thread share.
+#[derive(Default)]
+pub(super) struct Control {
+    /// Set by the engine: stop, hand the audio side home, return.
+    pub(super) stop: AtomicBool,
+    /// Losses the engine asked to simulate (feature `hooks`: tests).
+    pub(super) simulated_losses: AtomicU64,
+}
+
+/// What the thread reports back once the first stream runs.
+pub(super) type Ready = Result<(Engine, StreamInfo), EngineError>;
+
+/// Turns what happened to the stream into counts and events for the game.
+pub(super) struct Reporter {
+    pub(super) events: HeapProd<TimedEvent>,
+    pub(super) counters: Arc<Counters>,
+}
+
+impl Reporter {
+    fn push(&mut self, event: Event) {
+        let ev = TimedEvent {
+            frame: self.counters.frames.load(Relaxed),
+            event,
+        };
+        if self.events.try_push(ev).is_err() {
+            Counters::bump(&self.counters.lost_events);
+        }
+    }
+
+    /// `n` backend errors: all counted, one event each while the queue has
+    /// more than the reserved room.
+    pub(super) fn backend_errors(&mut self, n: u64) {
+        for _ in 0..n {
+            Counters::bump(&self.counters.stream_errors);
+            if self.events.vacant_len() > RESERVED {
+                self.push(Event::StreamError {
+                    kind: StreamErrorKind::Backend,
+                });
+            }
+        }
+    }
+
+    /// The device is lost (`errors` lost-device errors were reported; 0
+    /// for a stall): counted, one event.
+    pub(super) fn lost(&mut self, errors: u64) {
+        for _ in 0..errors.max(1) {
+            Counters::bump(&self.counters.stream_errors);
+        }
+        self.push(Event::StreamError {
+            kind: StreamErrorKind::DeviceLost,
+        });
+    }
+
+    pub(super) fn rate_unavailable(&mut self) {
+        Counters::bump(&self.counters.stream_errors);
+        self.push(Event::StreamError {
+            kind: StreamErrorKind::RateUnavailable,
+        });
+    }
+
+    pub(super) fn recovered(&mut self, info: &StreamInfo) {
+        Counters::bump(&self.counters.recoveries);
+        self.push(Event::OutputRecovered {
+            device: DeviceName::new(&info.device),
+            sample_rate: info.sample_rate,
+        });
+    }
+}
+
+/// The output thread's whole life. Sends the engine (or why there is none)
+/// on `ready`, then watches until told to stop and sends the audio side on
+/// `home`.
+pub(super) fn run(
+    settings: EngineSettings,
+    hook: CallbackHook,
+    control: Arc<Control>,
+    info: Arc<Mutex<Option<StreamInfo>>>,
+    ready: Sender<Ready>,
+    home: Sender<Box<AudioSide>>,
+) {
+    // alsa-lib prints a line to stderr for every device it cannot open;
+    // while this thread looks for one, those lines are ours to report.
+    let _quiet = QuietAlsa::new();
+    let first = match first_stream(&settings, hook) {
+        Ok(first) => first,
+        Err(e) => {
+            let _ = ready.send(Err(e));
+            return;
+        }
+    };
+    let (engine, live, reporter) = first;
+    *lock(&info) = Some(live.info.clone());
+    let started = (live.info.clone(), reporter.counters.callbacks.load(Relaxed));
+    if ready.send(Ok((engine, started.0))).is_err() {
+        return;
+    }
+    let mut watch = Watch {
+        rate: live.info.sample_rate,
+        settings,
+        control,
+        info,
+        reporter,
+        seen: Seen::default(),
+        live: Some(live),
+        held: None,
+        lost: false,
+        rate_reported: false,
+        callbacks: started.1,
+        progress: Instant::now(),
+        retry: FIRST_RETRY,
+        next_try: Instant::now(),
+    };
+    while !watch.control.stop.load(Relaxed) {
+        watch.step();
+        std::thread::park_timeout(POLL);
+    }
+    if let Some(side) = watch.shut_down() {
+        let _ = home.send(side);
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Opens the device at its own rate, makes the engine at that rate, and
+/// starts the stream with the mixer in it.
+fn first_stream(
+    settings: &EngineSettings,
+    hook: CallbackHook,
+) -> Result<(Engine, Live, Reporter), EngineError> {
+    let probe = open::probe(settings, None).map_err(|e| match e {
+        ProbeError::Engine(e) => e,
+        ProbeError::Rate => EngineError::Device("the device offers no usable rate".into()),
+    })?;
+    let rate = probe.rate();
+    let (engine, mixer) = Engine::with_rate(settings.clone(), rate)?;
+    let (events, counters) = engine.stream_error_sink(STREAM_EVENT_CAPACITY);
+    let side = Box::new(AudioSide {
+        mixer,
+        scratch: Box::new([]),
+        channels: 2,
+        hook,
+        counters: Arc::clone(&counters),
+        rate,
+    });
+    let live = open::start(&probe, settings, side).map_err(|(e, _side)| e)?;
+    Ok((engine, live, Reporter { events, counters }))
+}
+
+/// Counts of the live stream's error callback already reported.
+#[derive(Default)]
+struct Seen {
+    lost: u64,
+    backend: u64,
+}
+
+struct Watch {
+    settings: EngineSettings,
+    /// The mixer's rate: every stream runs at it.
+    rate: u32,
+    control: Arc<Control>,
+    info: Arc<Mutex<Option<StreamInfo>>>,
+    reporter: Reporter,
+    /// The stream playing, or lost and not yet disposed of.
+    live: Option<Live>,
+    seen: Seen,
+    /// The audio side while no stream has it.
+    held: Option<Box<AudioSide>>,
+    /// Lost and not yet recovered.
+    lost: bool,
+    /// `RateUnavailable` was reported during this loss.
+    rate_reported: bool,
+    /// Callbacks counted at `progress`.
+    callbacks: u64,
+    progress: Instant,
+    retry: Duration,
+    next_try: Instant,
+}
+
+impl Watch {
+    fn step(&mut self) {
+        let now = Instant::now();
+        if let Some(live) = &self.live {
+            let backend = live.flags.backend.load(Relaxed);
+            let lost = live.flags.lost.load(Relaxed);
+            let new_backend = backend.saturating_sub(self.seen.backend);
+            let new_lost = lost.saturating_sub(self.seen.lost);
+            self.seen = Seen { lost, backend };
+            let simulated = self.control.simulated_losses.swap(0, Relaxed);
+            if !self.lost {
+                self.reporter.backend_errors(new_backend);
+                let callbacks = self.reporter.counters.callbacks.load(Relaxed);
+                if callbacks != self.callbacks {
+                    self.callbacks = callbacks;
+                    self.progress = now;
+                }
+                let stalled = now.duration_since(self.progress) >= STALL;
+                if new_lost > 0 || simulated > 0 || stalled {
+                    self.lost = true;
+                    self.rate_reported = false;
+                    self.reporter.lost(new_lost);
+                    self.retry = FIRST_RETRY;
+                    self.next_try = now;
+                }
+            }
+        }
+        if self.lost && self.settings.recover_device && now >= self.next_try {
+            self.recover();
+        }
+    }
+
+    /// One attempt: the side out of the old stream, the old stream away,
+    /// a new one open. On failure, the next attempt is scheduled.
+    fn recover(&mut self) {
+        if let Some(live) = self.live.take() {
+            match live.slot.take(TAKE_PATIENCE) {
+                Some(side) => {
+                    self.held = Some(side);
+                    dispose(live.stream);
+                }
+                None => {
+                    // A callback never returned: the side cannot be had.
+                    self.live = Some(live);
+                    self.settings.recover_device = false;
+                    return;
+                }
+            }
+        }
+        let Some(side) = self.held.take() else {
+            self.settings.recover_device = false;
+            return;
+        };
+        let probe = match open::probe(&self.settings, Some(self.rate)) {
+            Ok(probe) => probe,
+            Err(e) => {
+                if matches!(e, ProbeError::Rate) && !self.rate_reported {
+                    self.rate_reported = true;
+                    self.reporter.rate_unavailable();
+                }
+                self.held = Some(side);
+                return self.later();
+            }
+        };
+        match open::start(&probe, &self.settings, side) {
+            Ok(live) => {
+                self.reporter.recovered(&live.info);
+                *lock(&self.info) = Some(live.info.clone());
+                self.seen = Seen::default();
+                self.live = Some(live);
+                self.lost = false;
+                self.callbacks = self.reporter.counters.callbacks.load(Relaxed);
+                self.progress = Instant::now();
+            }
+            Err((_, side)) => {
+                self.held = side;
+                if self.held.is_none() {
+                    self.settings.recover_device = false;
+                }
+                self.later();
+            }
+        }
+    }
+
+    fn later(&mut self) {
+        self.next_try = Instant::now() + self.retry;
+        self.retry = (self.retry * 2).min(LAST_RETRY);
+    }
+
+    /// The audio side, out of the stream (which is then stopped) or from
+    /// where it waited between streams.
+    fn shut_down(mut self) -> Option<Box<AudioSide>> {
+        if let Some(live) = self.live.take() {
+            let side = live.slot.take(TAKE_PATIENCE);
+            dispose(live.stream);
+            if side.is_some() {
+                return side;
+            }
+        }
+        self.held.take()
+    }
+}
+
+/// Drops a stream, which stops it and releases its callbacks. Some hosts
+/// can hang doing so (cpal 0.16's ALSA backend, when a write keeps failing,
+/// never looks at its stop flag): on Linux, where streams are `Send`, the
+/// drop runs on a thread of its own and is waited for at most
+/// [`DROP_PATIENCE`], then left to finish (or hang) there.
+fn dispose(stream: cpal::Stream) {
+    #[cfg(target_os = "linux")]
+    {
+        let (done, wait) = crossbeam_channel::bounded::<()>(1);
+        let spawned = std::thread::Builder::new()
+            .name("voicepool-stream-drop".into())
+            .spawn(move || {
+                drop(stream);
+                let _ = done.send(());
+            });
+        if spawned.is_ok() {
+            let _ = wait.recv_timeout(DROP_PATIENCE);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    drop(stream);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{PlayParams, Sound};
+
+    #[test]
+    fn errors_become_events_and_counts_with_room_kept_for_loss_and_recovery() {
+        let (mut engine, _mixer) = Engine::new(EngineSettings::default()).unwrap();
+        let (events, counters) = engine.stream_error_sink(8);
+        let mut reporter = Reporter { events, counters };
+        reporter.backend_errors(100);
+        reporter.lost(0);
+        reporter.rate_unavailable();
+        let info = StreamInfo {
+            device: "a device with a name longer than fits".into(),
+            sample_rate: 44_100,
+            channels: 2,
+            sample_format: super::super::DeviceSampleFormat::F32,
+            buffer_frames: None,
+            max_block_frames: 8_820,
+        };
+        reporter.recovered(&info);
+        let blip = Sound::from_samples(1, 48_000, vec![0.5; 480]).unwrap();
+        let h = engine.play(&blip, PlayParams::default()).unwrap();
+        let events: Vec<Event> = engine.drain_events().collect();
+        let backend = Event::StreamError {
+            kind: StreamErrorKind::Backend,
+        };
+        assert_eq!(
+            events.iter().filter(|e| **e == backend).count(),
+            8 - RESERVED
+        );
+        let tail = &events[8 - RESERVED..];
+        assert_eq!(
+            tail,
+            [
+                Event::StreamError {
+                    kind: StreamErrorKind::DeviceLost
+                },
+                Event::StreamError {
+                    kind: StreamErrorKind::RateUnavailable
+                },
+                Event::OutputRecovered {
+                    device: DeviceName::new(&info.device),
+                    sample_rate: 44_100
+                },
+            ]
+        );
+        let stats = engine.stats();
+        assert_eq!((stats.stream_errors, stats.recoveries), (102, 1));
+        assert!(engine.is_playing(h), "the game side carries on");
+    }
+}

@@ -1,0 +1,411 @@
+//! The live engine on JACK's dummy driver: a real device, paced in real time,
+//! that can be killed and started again. Needs voicepool's `jack` feature
+//! and `jackd` (Debian: jackd2); `scripts/test.sh` runs these with the
+//! feature, and skips them with a printed reason only where jackd is not
+//! installed (CI installs it, and there a missing jackd fails).
+//!
+//! Each case runs in a child process of this test binary with its own JACK
+//! server name (`JACK_DEFAULT_SERVER`), so cases and other programs' JACK
+//! servers never meet. The allocation counter wraps the system allocator
+//! for the whole binary and counts only what happens inside the engine's
+//! data callback (between the `Enter` and `Exit` of its hook).
+#![cfg(target_os = "linux")]
+
+#[path = "../examples/jack_soak/storm.rs"]
+mod storm;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::process::Command;
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::time::{Duration, Instant};
+
+use cpal::traits::{DeviceTrait, HostTrait, StreamTrait};
+use storm::{Jackd, Ledger};
+use voicepool::output::cpal::CallbackPhase;
+use voicepool::{
+    AudioEngine, EngineSettings, Event, OfflineEngine, PlayParams, Sound, StreamErrorKind,
+};
+
+struct CountingAlloc;
+
+thread_local! {
+    static IN_CALLBACK: Cell<bool> = const { Cell::new(false) };
+}
+static CALLBACK_ALLOCS: AtomicUsize = AtomicUsize::new(0);
+
+fn note_if_in_callback() {
+    if IN_CALLBACK.try_with(Cell::get).unwrap_or(false) {
+        CALLBACK_ALLOCS.fetch_add(1, Relaxed);
+    }
+}
+
+unsafe impl GlobalAlloc for CountingAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note_if_in_callback();
+        System.alloc(layout)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        note_if_in_callback();
+        System.dealloc(ptr, layout)
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note_if_in_callback();
+        System.alloc_zeroed(layout)
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note_if_in_callback();
+        System.realloc(ptr, layout, new_size)
+    }
+}
+
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc;
+
+fn hook(phase: CallbackPhase) {
+    IN_CALLBACK.with(|c| c.set(phase == CallbackPhase::Enter));
+}
+
+/// A failsafe against a hang, not a speed requirement.
+const GIVE_UP: Duration = Duration::from_secs(120);
+
+/// Runs `case` in a child process with a JACK server name of its own.
+fn run_case(case: &str) {
+    if !Jackd::installed() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "jackd is not installed, and CI must run the JACK tests (.ci/run installs jackd2)"
+        );
+        println!("skipping {case}: jackd is not installed (Debian: apt-get install jackd2)");
+        return;
+    }
+    let name = format!("voicepool-test-{case}-{}", std::process::id());
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "child",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("VOICEPOOL_JACK_CASE", case)
+        .env("JACK_DEFAULT_SERVER", &name)
+        .output()
+        .expect("the test binary can run itself");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains(&format!("case {case} passed")),
+        "case {case} failed ({}):\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
+        out.status
+    );
+    for line in stdout
+        .lines()
+        .filter_map(|l| l.find("jack:").map(|i| &l[i..]))
+    {
+        println!("{line}");
+    }
+}
+
+#[test]
+fn a_killed_jack_server_is_reopened_and_the_same_voices_go_on() {
+    run_case("recover");
+}
+
+#[test]
+fn dropping_the_engine_while_it_retries_gives_the_mixer_back() {
+    run_case("retrying");
+}
+
+#[test]
+fn a_paced_spell_storm_on_busy_cores_allocates_nothing_and_loses_no_terminal_event() {
+    run_case("soak");
+}
+
+/// The entry point of the child processes.
+#[test]
+#[ignore = "run in a child process by the tests above"]
+fn child() {
+    let Ok(case) = std::env::var("VOICEPOOL_JACK_CASE") else {
+        return;
+    };
+    let server = std::env::var("JACK_DEFAULT_SERVER").unwrap();
+    match case.as_str() {
+        "recover" => recover(&server),
+        "retrying" => retrying(&server),
+        "soak" => soak(&server),
+        other => panic!("unknown case {other}"),
+    }
+    println!("case {case} passed");
+}
+
+fn settings() -> EngineSettings {
+    EngineSettings {
+        host: Some("JACK".into()),
+        voices: 12,
+        buffer_frames: Some(256),
+        ..Default::default()
+    }
+}
+
+fn wait_for<T>(what: &str, mut done: impl FnMut() -> Option<T>) -> T {
+    let start = Instant::now();
+    loop {
+        if let Some(t) = done() {
+            return t;
+        }
+        assert!(start.elapsed() < GIVE_UP, "gave up waiting: {what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// The loop's loudness at `t` seconds: rising slowly over its 20 s, so the
+/// level heard tells where in the loop the voice is.
+fn envelope(t: f64) -> f64 {
+    0.05 + 0.7 * t / 20.0
+}
+
+fn rising_loop() -> Sound {
+    let samples = (0..20 * 48_000)
+        .map(|i| {
+            let t = f64::from(i) / 48_000.0;
+            ((t * 440.0 * std::f64::consts::TAU).sin() * envelope(t)) as f32
+        })
+        .collect();
+    Sound::from_samples(1, 48_000, samples).unwrap()
+}
+
+/// Peak of everything the monitor heard since the last reset, and its callbacks.
+static PEAK: AtomicU32 = AtomicU32::new(0);
+static HEARD: AtomicU64 = AtomicU64::new(0);
+
+/// A JACK input client, fed from the engine's output ports, that meters
+/// what the engine plays on the device.
+fn monitor() -> cpal::Stream {
+    let host = cpal::host_from_id(cpal::HostId::Jack).expect("the JACK host");
+    let device = host.default_input_device().expect("a JACK input client");
+    let config = device.default_input_config().unwrap().config();
+    let stream = device
+        .build_input_stream(
+            &config,
+            |data: &[f32], _: &cpal::InputCallbackInfo| {
+                let peak = data.iter().fold(0.0f32, |m, s| m.max(s.abs()));
+                PEAK.fetch_max(peak.to_bits(), Relaxed);
+                HEARD.fetch_add(1, Relaxed);
+            },
+            |_| {},
+            None,
+        )
+        .expect("the monitor opens");
+    stream.play().unwrap();
+    let ports = String::from_utf8(Command::new("jack_lsp").output().unwrap().stdout).unwrap();
+    let find = |client: &str, port: &str| {
+        ports
+            .lines()
+            .find(|l| l.starts_with(client) && l.ends_with(port))
+            .unwrap_or_else(|| panic!("no port {client}...{port} in\n{ports}"))
+            .to_string()
+    };
+    for ch in 0..2 {
+        let from = find("cpal_client_out", &format!(":out_{ch}"));
+        let to = find("cpal_client_in", &format!(":in_{ch}"));
+        let ok = Command::new("jack_connect")
+            .args([&from, &to])
+            .status()
+            .unwrap();
+        assert!(ok.success(), "jack_connect {from} {to}");
+    }
+    stream
+}
+
+/// Kills the JACK server under a running engine and starts it again.
+fn recover(server: &str) {
+    let jackd = Jackd::start(server, 48_000, 256).unwrap();
+    let mut engine = AudioEngine::start_with_hook(settings(), hook).expect("JACK opens");
+    let info = engine.info();
+    println!("jack: opened {info:?}");
+    assert_eq!(info.sample_rate, 48_000);
+    let mut ledger = Ledger::default();
+    let mut all = Vec::new();
+    let looped = rising_loop();
+    let blip = storm::tone(0.05, 880.0, 10.0);
+    // Protected: the blips (queued together while the device is away)
+    // overfill the pool, and the loop must be the voice that goes on.
+    let amb = engine
+        .play(&looped, PlayParams::default().looping(true).protected(true))
+        .unwrap();
+    ledger.accept(amb);
+    let blips = |engine: &mut AudioEngine, ledger: &mut Ledger| {
+        for _ in 0..10 {
+            ledger.accept(
+                engine
+                    .play(&blip, PlayParams::default().volume(0.1))
+                    .unwrap(),
+            );
+        }
+    };
+    blips(&mut engine, &mut ledger);
+    let loop_start = wait_for("the loop to start", || {
+        let events = ledger.read_timed(&mut engine);
+        let at = events
+            .iter()
+            .find(|e| e.event == Event::Started { voice: amb })
+            .map(|e| e.frame);
+        all.extend(events.into_iter().map(|e| e.event));
+        at
+    });
+    // 2.5 s into the loop.
+    wait_for("2.5 s of output", || {
+        all.extend(ledger.read(&mut engine));
+        (engine.clock() > loop_start + 120_000).then_some(())
+    });
+
+    jackd.kill();
+    wait_for("DeviceLost", || {
+        let events = ledger.read(&mut engine);
+        let lost = events.contains(&Event::StreamError {
+            kind: StreamErrorKind::DeviceLost,
+        });
+        all.extend(events);
+        lost.then_some(())
+    });
+    let lost_at = engine.clock();
+    // Accepted while there is no device: they wait in the queue.
+    blips(&mut engine, &mut ledger);
+    assert!(engine.is_playing(amb));
+
+    let _jackd = Jackd::start(server, 48_000, 256).unwrap();
+    let (device, rate) = wait_for("OutputRecovered", || {
+        let events = ledger.read(&mut engine);
+        let back = events.iter().find_map(|e| match e {
+            Event::OutputRecovered {
+                device,
+                sample_rate,
+            } => Some((*device, *sample_rate)),
+            _ => None,
+        });
+        all.extend(events);
+        back
+    });
+    println!("jack: lost at frame {lost_at}, back on {device} at {rate} Hz");
+    assert_eq!(rate, 48_000);
+    assert!(device.as_str().starts_with("cpal_client_out"), "{device}");
+    assert!(engine.stats().recoveries >= 1);
+    blips(&mut engine, &mut ledger);
+
+    // Audible again, on the new server, at the loop's position: it went on
+    // from where it was, it did not start over.
+    let _monitor = monitor();
+    let heard = HEARD.load(Relaxed);
+    wait_for("the monitor to run", || {
+        (HEARD.load(Relaxed) > heard + 5).then_some(())
+    });
+    PEAK.store(0, Relaxed);
+    let t1 = engine.clock();
+    let heard = HEARD.load(Relaxed);
+    wait_for("0.2 s of monitoring", || {
+        (HEARD.load(Relaxed) > heard + 40).then_some(())
+    });
+    let t2 = engine.clock();
+    let peak = f64::from(f32::from_bits(PEAK.load(Relaxed)));
+    let started = all
+        .iter()
+        .filter(|e| **e == Event::Started { voice: amb })
+        .count();
+    assert_eq!(started, 1, "the loop started once: {all:?}");
+    // The pan law's gain, from the same voice rendered offline.
+    let mut offline = OfflineEngine::new(EngineSettings::default()).unwrap();
+    offline.play(&looped, PlayParams::default()).unwrap();
+    let first = offline
+        .render(4_800)
+        .iter()
+        .fold(0.0f32, |m, s| m.max(s.abs()));
+    let gain = f64::from(first) / envelope(0.1);
+    // Where the loop is at output frame `frame`, in seconds.
+    let at = |frame: u64| (frame.saturating_sub(loop_start) % (20 * 48_000)) as f64 / 48_000.0;
+    let (low, high) = (
+        gain * envelope(at(t1.saturating_sub(4_800))) - 0.01,
+        gain * envelope(at(t2 + 4_800)) + 0.01,
+    );
+    let restarted = gain * envelope(at(t2 + 4_800 - lost_at + loop_start));
+    println!(
+        "jack: heard a peak of {peak:.3}; the loop going on predicts {low:.3} to {high:.3}, starting over {restarted:.3}"
+    );
+    assert!(restarted < low, "the test cannot tell (lost at {lost_at})");
+    assert!((low..=high).contains(&peak), "peak {peak}");
+
+    let _ = engine.stop(amb);
+    wait_for("every play to end", || {
+        all.extend(ledger.read(&mut engine));
+        (!ledger.terminal.keys().any(|h| engine.is_playing(*h))).then_some(())
+    });
+    all.extend(ledger.read(&mut engine));
+    assert_eq!(
+        ledger.faults(),
+        (0, 0),
+        "a play without exactly one terminal event"
+    );
+    assert_eq!(ledger.terminal.len(), 31);
+    let stats = engine.stats();
+    println!("jack: {}", storm::figures(&stats));
+    drop(engine);
+    let allocs = CALLBACK_ALLOCS.load(Relaxed);
+    assert_eq!(allocs, 0, "the data callback allocated or freed");
+}
+
+/// The server goes away for good: the engine keeps retrying, and closing
+/// it then returns the mixer at once.
+fn retrying(server: &str) {
+    let jackd = Jackd::start(server, 48_000, 256).unwrap();
+    let mut engine = AudioEngine::start(settings()).expect("JACK opens");
+    let looped = storm::tone(1.0, 220.0, 0.0);
+    let h = engine
+        .play(&looped, PlayParams::default().looping(true))
+        .unwrap();
+    wait_for("output", || (engine.clock() > 4_800).then_some(()));
+    jackd.kill();
+    wait_for("DeviceLost", || {
+        engine
+            .drain_events()
+            .any(|e| {
+                e == Event::StreamError {
+                    kind: StreamErrorKind::DeviceLost,
+                }
+            })
+            .then_some(())
+    });
+    assert!(engine.is_playing(h));
+    // Let a few attempts fail (the backoff grows), then close.
+    std::thread::sleep(Duration::from_millis(400));
+    let (done, wait) = std::sync::mpsc::channel();
+    std::thread::spawn(move || done.send(engine.close().map(|m| m.frames_rendered())));
+    let frames = wait
+        .recv_timeout(GIVE_UP)
+        .expect("close() hung while the engine was retrying")
+        .expect("the mixer came back");
+    println!("jack: closed while retrying; the mixer had rendered {frames} frames");
+    assert!(frames > 4_800);
+}
+
+/// The short soak: the spell storm on a JACK dummy device while every core
+/// is busy. Asserts what cannot be noise; reports the deadline figures.
+fn soak(server: &str) {
+    let _jackd = Jackd::start(server, 48_000, 256).unwrap();
+    let load = storm::Load::start();
+    let mut engine = AudioEngine::start_with_hook(settings(), hook).expect("JACK opens");
+    let out = storm::storm(&mut engine, 8.0, |_| {});
+    drop(load);
+    drop(engine);
+    let allocs = CALLBACK_ALLOCS.load(Relaxed);
+    println!(
+        "jack: {:.1} s storm on busy cores: {}; {} plays accepted, {} refused",
+        out.seconds,
+        storm::figures(&out.stats),
+        out.accepted,
+        out.refused
+    );
+    assert!(out.stats.callbacks > 100, "the stream ran");
+    assert!(out.stats.steals > 0, "the storm made the pool steal");
+    assert_eq!((out.missing, out.duplicated), (0, 0), "terminal events");
+    assert_eq!(allocs, 0, "the data callback allocated or freed");
+}
