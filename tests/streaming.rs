@@ -452,3 +452,122 @@ fn stream_file_errors_name_the_file() {
         assert!(text.contains(says), "{path:?}: {text}");
     }
 }
+
+/// Review finds, each a failing case before its fix.
+mod review {
+    use super::*;
+
+    /// A stream read more than two frames per output frame (a 96 kHz file
+    /// at 44.1 kHz, at pitch 1.5) that runs dry goes on when data comes
+    /// (it used to stall for good: a segment could step past what was
+    /// staged, and the reader never read the ring again).
+    #[test]
+    fn a_fast_stream_recovers_from_running_dry() {
+        let dir = Scratch::new("streaming-fast-dry");
+        let src = source_wav(&dir, "fast", 96_000, 2, 16, 400_000);
+        let file = dir.path("fast.flac");
+        encode(Enc::Flac, &src, &file);
+        let music = Sound::stream_file(&file).unwrap();
+        for pitch in [1.0, 1.37, 1.5, 1.81, 2.0, 2.3] {
+            let mut engine = OfflineEngine::new(EngineSettings {
+                sample_rate: 44_100,
+                stream_buffer_frames: 8_192,
+                ..Default::default()
+            })
+            .unwrap();
+            let h = engine
+                .play(&music, PlayParams::default().pitch(pitch))
+                .unwrap();
+            for spell in 0..3 {
+                engine.render(441);
+                engine.hold_stream_loader(true);
+                for _ in 0..20 {
+                    engine.render(441);
+                }
+                assert_eq!(engine.stats().stream_underruns, spell + 1, "pitch {pitch}");
+                engine.hold_stream_loader(false);
+                let mut heard = 0;
+                for _ in 0..10 {
+                    heard += engine.render(441).iter().filter(|&&s| s != 0.0).count();
+                }
+                assert!(
+                    heard > 2 * 441 * 8,
+                    "pitch {pitch}: silent after dry spell {spell}"
+                );
+            }
+            // And it ends.
+            for _ in 0..1_000 {
+                engine.render(441);
+            }
+            assert!(!engine.is_playing(h), "pitch {pitch}");
+        }
+    }
+
+    /// Zero-frame (and one-sample) blocks, which some hosts and custom
+    /// callbacks ask for, leave streamed plays alone (they used to release
+    /// every stream slot, so the next play took a slot still being read).
+    #[test]
+    fn empty_blocks_do_not_release_streams() {
+        let dir = Scratch::new("streaming-empty-blocks");
+        let (_, file) = files(&dir, 40_000).remove(0);
+        let music = Sound::stream_file(&file).unwrap();
+        let decoded = Sound::from_file(&file).unwrap();
+        let (want, _) = render(&decoded, PlayParams::default(), 48_000, 40);
+        let mut engine = OfflineEngine::new(EngineSettings {
+            streams: 1,
+            ..Default::default()
+        })
+        .unwrap();
+        engine.play(&music, PlayParams::default()).unwrap();
+        let mut out = Vec::new();
+        for i in 0..40 {
+            engine.render(0);
+            engine.mixer_mut().process(&mut [0.0]);
+            if i == 5 {
+                assert_eq!(
+                    engine.play(&music, PlayParams::default()),
+                    Err(PlayError::TooManyStreams { max: 1 })
+                );
+            }
+            out.extend_from_slice(engine.render(480));
+        }
+        assert_eq!(first_difference(&want, &out), None);
+    }
+
+    /// A stream that runs dry while it fades out after being stolen (or
+    /// stopped) reports no `StreamUnderrun` after its terminal event.
+    #[test]
+    fn no_underrun_is_reported_after_the_terminal_event() {
+        let dir = Scratch::new("streaming-late-underrun");
+        let (_, file) = files(&dir, 100_000).remove(0);
+        let music = Sound::stream_file(&file).unwrap();
+        let mut engine = OfflineEngine::new(EngineSettings {
+            voices: 1,
+            stream_buffer_frames: 4_096,
+            steal_fade: Duration::from_millis(200),
+            ..Default::default()
+        })
+        .unwrap();
+        let blip = Sound::from_samples(1, 48_000, vec![0.5; 48_000]).unwrap();
+        engine.play(&music, PlayParams::default()).unwrap();
+        engine.render(480);
+        engine.hold_stream_loader(true);
+        // Nearly dry (4,096 frames last about 4,458 output frames), then
+        // stolen: it runs dry while its tail fades out.
+        for _ in 0..8 {
+            engine.render(480);
+        }
+        engine.play(&blip, PlayParams::default()).unwrap();
+        for _ in 0..30 {
+            engine.render(480);
+        }
+        let events: Vec<Event> = engine.drain_events().collect();
+        let end = events.iter().position(|e| e.is_terminal()).unwrap();
+        assert!(
+            !events[end..]
+                .iter()
+                .any(|e| matches!(e, Event::StreamUnderrun { .. })),
+            "{events:?}"
+        );
+    }
+}

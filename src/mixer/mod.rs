@@ -315,9 +315,9 @@ impl Mixer {
             chunk_start += n as u64;
         }
         // Streams no voice read in this block are released; dry spells
-        // reported.
+        // reported. (An empty block reads nothing and releases nothing.)
         let at = *frame;
-        streams.end_block(|id| {
+        streams.end_block(frames > 0, |id| {
             Counters::bump(&counters.stream_underruns);
             let voice = VoiceHandle::new(*engine, id);
             push_event(events, counters, at, Event::StreamUnderrun { voice });
@@ -619,6 +619,10 @@ impl Mixer {
         let now = self.frame;
         let victim = VoiceHandle::new(self.engine, old.who.id);
         let mut voice = old.voice;
+        if let Some(reader) = voice.stream_slot().and_then(|k| self.streams.get(k)) {
+            // Stolen (streams never go virtual): its fade-out reports nothing.
+            reader.silence_reports();
+        }
         let sounded = old.start < now && !voice.is_waiting() && voice.peak_gain() > 0.0;
         if old.who.virtualize && !voice.is_stopping() && self.virtuals.len() > 0 {
             let keep = voice.fork();

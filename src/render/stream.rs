@@ -43,6 +43,9 @@ pub(crate) struct StreamReader {
     /// Ran dry and still is; `new_underrun`: since the last report.
     starving: bool,
     new_underrun: bool,
+    /// Its play has not had its terminal event yet (dry spells of a
+    /// stolen play's fade-out are not reported).
+    reporting: bool,
     /// Rendered (or held by a pause) in the current block.
     touched: bool,
 }
@@ -76,6 +79,7 @@ impl StreamReader {
             primed: false,
             starving: false,
             new_underrun: false,
+            reporting: false,
             touched: false,
         }
     }
@@ -92,7 +96,15 @@ impl StreamReader {
         self.primed = false;
         self.starving = false;
         self.new_underrun = false;
+        self.reporting = true;
         self.touched = true;
+    }
+
+    /// The play had its terminal event (ended, or stolen and fading in a
+    /// tail): no more reports for it.
+    pub(crate) fn silence_reports(&mut self) {
+        self.reporting = false;
+        self.new_underrun = false;
     }
 
     /// Play `voice` moved to stream frame `frame`, on a new epoch: read it
@@ -150,7 +162,17 @@ impl StreamReader {
             self.staged -= drop;
             self.base += drop as u64;
         }
-        if self.sync() && self.base + self.staged as u64 >= from {
+        let mine = self.sync();
+        if mine && self.base < from {
+            // A step of more than two frames can carry the position past
+            // everything staged: the frames in between are never read.
+            let behind = usize::try_from(from - self.base).unwrap_or(usize::MAX);
+            let whole = self.ring.occupied_len() / ch;
+            let skipped = self.ring.skip(behind.min(whole) * ch);
+            self.taken += skipped as u64;
+            self.base += (skipped / ch) as u64;
+        }
+        if mine && self.base >= from {
             let room = (STAGING_FRAMES - self.staged) * ch;
             let whole = self.ring.occupied_len() / ch * ch;
             let want = room.min(whole);
@@ -159,12 +181,13 @@ impl StreamReader {
             self.taken += got as u64;
             self.staged += got / ch;
         }
-        let end = self.shared.end_frame.load(Acquire);
+        // The end, if the loader found it for this play and it is staged.
         let staged_to = self.base + self.staged as u64;
-        let end = (end != NO_END && end <= staged_to).then_some(end);
+        let end = self.shared.end_frame.load(Acquire);
+        let end = (mine && end != NO_END && end >= self.base && end <= staged_to).then_some(end);
         if let Some(e) = end {
             // Zeros after the last frame: interpolation from it reads them.
-            let last = usize::try_from(e - self.base).unwrap_or(0).min(self.staged);
+            let last = ((e - self.base) as usize).min(self.staged);
             self.staged = last;
             self.staging[last * ch..(last + GUARD_FRAMES) * ch].fill(0.0);
         }
@@ -180,7 +203,7 @@ impl StreamReader {
     pub(crate) fn underrun(&mut self) {
         if !self.starving {
             self.starving = true;
-            self.new_underrun = true;
+            self.new_underrun = self.reporting;
         }
     }
 
@@ -233,7 +256,10 @@ impl StreamReaders {
     /// ended, was stolen and faded, or never started) is released to the
     /// loader and the game side, and what is left in its ring dropped.
     /// Calls `underrun(voice)` for every play that ran dry in the block.
-    pub(crate) fn end_block(&mut self, mut underrun: impl FnMut(u64)) {
+    pub(crate) fn end_block(&mut self, rendered: bool, mut underrun: impl FnMut(u64)) {
+        if !rendered {
+            return;
+        }
         for s in self.slots.iter_mut() {
             if s.active && !s.touched {
                 s.active = false;

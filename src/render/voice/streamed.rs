@@ -23,6 +23,20 @@ impl Voice {
         isa: Isa,
         reader: &mut StreamReader,
     ) -> Option<usize> {
+        let ended = self.render_stream_block(l, r, isa, reader);
+        if ended.is_some() {
+            reader.silence_reports();
+        }
+        ended
+    }
+
+    fn render_stream_block(
+        &mut self,
+        l: &mut [f32],
+        r: &mut [f32],
+        isa: Isa,
+        reader: &mut StreamReader,
+    ) -> Option<usize> {
         let total = l.len().min(r.len());
         let mut done = 0;
         if self.delay > 0 && self.phase != Phase::Paused {
