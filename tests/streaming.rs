@@ -570,4 +570,49 @@ mod review {
             "{events:?}"
         );
     }
+
+    /// A seek on a stream that is fading out (stopped) leaves the fade as
+    /// it is (no cut), and its slot is free again once the fade is over; a
+    /// seek to `Duration::MAX` ends a one-shot, as it does a decoded one.
+    #[test]
+    fn seeks_on_fading_streams_and_far_past_the_end() {
+        let dir = Scratch::new("streaming-seek-edges");
+        let (_, file) = files(&dir, 100_000).remove(0);
+        let music = Sound::stream_file(&file).unwrap();
+        let decoded = Sound::from_file(&file).unwrap();
+        let run = |sound: &Sound, seek: bool| {
+            let mut engine = OfflineEngine::new(EngineSettings {
+                streams: 1,
+                stop_fade: Duration::from_millis(50),
+                ..Default::default()
+            })
+            .unwrap();
+            let h = engine.play(sound, PlayParams::default()).unwrap();
+            let mut out = Vec::new();
+            for b in 0..12 {
+                match b {
+                    3 => engine.stop(h).unwrap(),
+                    4 if seek => engine.seek(h, Duration::from_millis(1_500)).unwrap(),
+                    _ => {}
+                }
+                out.extend_from_slice(engine.render(480));
+            }
+            assert!(!engine.is_playing(h));
+            let next = engine.play(sound, PlayParams::default()).unwrap();
+            engine.render(480);
+            engine.seek(next, Duration::MAX).unwrap();
+            engine.render(480);
+            engine.render(480);
+            assert!(!engine.is_playing(next));
+            (out, timeline(&mut engine))
+        };
+        // Streamed, the fade goes on where it was, as if there had been no
+        // seek (decoded, the seek moves the fading voice).
+        let (got, got_events) = run(&music, true);
+        let (unmoved, unmoved_events) = run(&music, false);
+        assert_eq!(first_difference(&unmoved, &got), None);
+        assert_eq!(got_events, unmoved_events);
+        let (_, decoded_events) = run(&decoded, true);
+        assert_eq!(got_events.len(), decoded_events.len(), "{got_events:?}");
+    }
 }

@@ -23,6 +23,10 @@ use crate::sound::loader::{Loader, Request, Worker};
 use crate::sound::stream::StreamShared;
 use crate::stats::Counters;
 
+/// The furthest frame a seek goes (2^31: 12 hours at 48 kHz), so a voice's
+/// 32.32 position, its stream slot's reader and its loader all agree.
+const MAX_SEEK_FRAME: u64 = 1 << 31;
+
 /// Every stream slot, as the game side sees it.
 pub(super) struct StreamSlots {
     shared: Vec<Arc<StreamShared>>,
@@ -114,6 +118,9 @@ impl Controller {
         let Some(source) = sound.data.stream.clone() else {
             return Err(PlayError::EngineStopped);
         };
+        if self.shared.counters.mixer_gone() {
+            return Err(PlayError::EngineStopped);
+        }
         let slots = &mut game.streams;
         let Some(k) = slots.free_slot() else {
             return Err(PlayError::TooManyStreams {
@@ -190,7 +197,12 @@ impl Controller {
         let looping = info.looping;
         if looping && source.frames > 0 {
             frame %= source.frames;
+        } else if source.frames > 0 {
+            frame = frame.min(source.frames);
         }
+        // (A length the file does not tell: a target past the end ends a
+        // one-shot, as a decoded sound's does.)
+        frame = frame.min(MAX_SEEK_FRAME);
         let epoch = game.streams.next_epoch(k);
         self.send(Command::Seek {
             id,

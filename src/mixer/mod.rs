@@ -646,10 +646,17 @@ impl Mixer {
     /// slot reads a new epoch from there; if no voice reads the slot for
     /// `id` any more, that epoch is released at once.
     fn seek(&mut self, id: u64, frame: u64, stream: Option<StreamTicket>) {
-        self.update(id, |v| v.seek(frame));
+        let mut movable = false;
+        self.update(id, |v| {
+            // A stream fading out keeps reading where it is.
+            movable = !(v.is_stopping() && v.stream_slot().is_some());
+            if movable {
+                v.seek(frame);
+            }
+        });
         if let Some(t) = stream {
             if let Some(reader) = self.streams.get(usize::from(t.slot)) {
-                reader.seek(t.epoch, id, frame);
+                reader.seek(t.epoch, id, frame, movable);
             }
         }
     }

@@ -34,8 +34,15 @@ pub(crate) struct StreamReader {
     channels: usize,
     /// Samples ever taken from the ring (popped or skipped).
     taken: u64,
-    /// The play (epoch) it reads for, and the voice's id, while one does.
+    /// The play (epoch) it reads for, and the voice's id, while one does;
+    /// `latest`, the newest epoch the game gave this slot (a seek the
+    /// voice could not take, stopping as it was), released with it.
     epoch: u32,
+    latest: u32,
+    /// Frames the voice's positions (and `base`) are short of the
+    /// stream's: a long-running loop is moved back now and then so its
+    /// 32.32 position never overflows.
+    offset: u64,
     voice: u64,
     active: bool,
     /// Its ring was filled once (the play may sound).
@@ -74,6 +81,8 @@ impl StreamReader {
             channels: 1,
             taken: 0,
             epoch: 0,
+            latest: 0,
+            offset: 0,
             voice: 0,
             active: false,
             primed: false,
@@ -88,6 +97,9 @@ impl StreamReader {
     /// `from`.
     pub(crate) fn begin(&mut self, epoch: u32, voice: u64, channels: usize, from: u64) {
         self.epoch = epoch;
+        self.latest = epoch;
+        self.offset = 0;
+        self.shared.reading.store(epoch, Release);
         self.voice = voice;
         self.channels = channels.clamp(1, 2);
         self.base = from;
@@ -110,13 +122,31 @@ impl StreamReader {
     /// Play `voice` moved to stream frame `frame`, on a new epoch: read it
     /// from there. If this slot no longer reads for `voice` (its play is
     /// over), nobody will read the epoch: it is released at once.
-    pub(crate) fn seek(&mut self, epoch: u32, voice: u64, frame: u64) {
-        if self.active && self.voice == voice {
+    /// `movable`: the voice is in the pool and not stopping (a voice
+    /// fading out, stopped or stolen, keeps reading where it is; the new
+    /// epoch is released with the slot).
+    pub(crate) fn seek(&mut self, epoch: u32, voice: u64, frame: u64, movable: bool) {
+        if !(self.active && self.voice == voice) {
+            self.shared.released.store(epoch, Release);
+        } else if movable {
             let channels = self.channels;
             self.begin(epoch, voice, channels, frame);
         } else {
-            self.shared.released.store(epoch, Release);
+            self.latest = epoch;
         }
+    }
+
+    /// Moves the voice's frame numbers `shift` frames back (its position
+    /// is moved by the caller): what a loop that has played for hours
+    /// does, so positions stay far below 2^32 frames.
+    pub(crate) fn rebase(&mut self, shift: u64) {
+        self.base -= shift.min(self.base);
+        self.offset += shift;
+    }
+
+    /// The stream frame staging starts at, as the voice counts frames.
+    pub(crate) fn base(&self) -> u64 {
+        self.base
     }
 
     /// Whether the play may sound: its loader is on it and has filled the
@@ -184,7 +214,8 @@ impl StreamReader {
         // The end, if the loader found it for this play and it is staged.
         let staged_to = self.base + self.staged as u64;
         let end = self.shared.end_frame.load(Acquire);
-        let end = (mine && end != NO_END && end >= self.base && end <= staged_to).then_some(end);
+        let end = end.checked_sub(self.offset).filter(|_| end != NO_END);
+        let end = end.filter(|&e| mine && e >= self.base && e <= staged_to);
         if let Some(e) = end {
             // Zeros after the last frame: interpolation from it reads them.
             let last = ((e - self.base) as usize).min(self.staged);
@@ -214,7 +245,7 @@ impl StreamReader {
 
     /// Its loudness curve, for stealing, while the loader is on its play.
     pub(crate) fn curve(&self) -> Option<StreamCurve<'_>> {
-        self.shared.curve(self.epoch)
+        self.shared.curve(self.epoch, self.offset)
     }
 
     /// Heap bytes held (staging; the ring is counted by the engine).
@@ -264,7 +295,7 @@ impl StreamReaders {
             if s.active && !s.touched {
                 s.active = false;
                 s.taken += s.ring.clear() as u64;
-                s.shared.released.store(s.epoch, Release);
+                s.shared.released.store(s.latest, Release);
             }
             if std::mem::take(&mut s.new_underrun) && s.active {
                 underrun(s.voice);

@@ -67,6 +67,9 @@ struct Job {
 struct Slot {
     ring: HeapProd<f32>,
     shared: Arc<StreamShared>,
+    /// A request waiting for the audio side to read its epoch (a seek on
+    /// a slot still read for the play's earlier epoch).
+    waiting: Option<Request>,
     /// Samples ever pushed into the ring.
     pushed: u64,
     job: Option<Job>,
@@ -92,6 +95,7 @@ impl Worker {
                 .map(|(ring, shared)| Slot {
                     ring,
                     shared,
+                    waiting: None,
                     pushed: 0,
                     job: None,
                 })
@@ -105,9 +109,26 @@ impl Worker {
     /// (or its stream has data), a turn per slot. True if it got anywhere.
     pub(crate) fn pump(&mut self) -> bool {
         while let Ok(req) = self.requests.try_recv() {
-            self.start(req);
+            self.queue(req);
         }
         let mut any = false;
+        for i in 0..self.slots.len() {
+            let slot = &mut self.slots[i];
+            let go = match &slot.waiting {
+                Some(req) => slot.shared.may_start(req.epoch),
+                None => Some(false),
+            };
+            match go {
+                Some(true) => {
+                    if let Some(req) = slot.waiting.take() {
+                        self.start(req);
+                        any = true;
+                    }
+                }
+                None => slot.waiting = None,
+                Some(false) => {}
+            }
+        }
         for i in 0..self.slots.len() {
             any |= self.fill(i);
         }
@@ -118,6 +139,13 @@ impl Worker {
     /// stream at its end (what an offline engine does before each block).
     pub(crate) fn pump_all(&mut self) {
         while self.pump() {}
+    }
+
+    /// Takes a request: it waits in its slot until it may start.
+    fn queue(&mut self, req: Request) {
+        if let Some(slot) = self.slots.get_mut(req.slot) {
+            slot.waiting = Some(req);
+        }
     }
 
     fn start(&mut self, req: Request) {
@@ -315,13 +343,19 @@ impl Loader {
             if let Some(mut w) = worker.take() {
                 let spawned = std::thread::Builder::new()
                     .name("voicepool-loader".into())
-                    .spawn(move || loop {
-                        match w.requests.recv_timeout(POLL) {
-                            Ok(req) => w.start(req),
-                            Err(RecvTimeoutError::Timeout) => {}
-                            Err(RecvTimeoutError::Disconnected) => return,
+                    .spawn(move || {
+                        let mut busy = false;
+                        loop {
+                            // Straight on while there is work (a deep
+                            // seek, rings with room), else a nap.
+                            let nap = if busy { Duration::ZERO } else { POLL };
+                            match w.requests.recv_timeout(nap) {
+                                Ok(req) => w.queue(req),
+                                Err(RecvTimeoutError::Timeout) => {}
+                                Err(RecvTimeoutError::Disconnected) => return,
+                            }
+                            busy = w.pump();
                         }
-                        w.pump();
                     });
                 self.mode = Mode::Thread(spawned.ok());
             }

@@ -317,6 +317,10 @@ pub(crate) struct StreamShared {
     pub(crate) end_frame: AtomicU64,
     /// Audio side: the last epoch it is done with.
     pub(crate) released: AtomicU32,
+    /// Audio side: the epoch it reads (the loader starts a seek's epoch on
+    /// a slot only once the audio side reads it, so the audio side never
+    /// takes the new epoch's samples for the old one's).
+    pub(crate) reading: AtomicU32,
     /// Loader: the frame of the stream the epoch's samples start at (a
     /// seek's target, else 0), and its analysis windows' length.
     start_frame: AtomicU64,
@@ -347,6 +351,7 @@ impl StreamShared {
             ready_epoch: AtomicU32::new(0),
             end_frame: AtomicU64::new(NO_END),
             released: AtomicU32::new(0),
+            reading: AtomicU32::new(0),
             start_frame: AtomicU64::new(0),
             window_frames: AtomicU32::new(1),
             ahead_power: AtomicU64::new(0),
@@ -387,20 +392,35 @@ impl StreamShared {
         self.windows.store(n, Release);
     }
 
+    /// Loader: whether a request for `epoch` may start now: nobody reads
+    /// the slot (the audio side released what it read), or the audio side
+    /// already reads `epoch`. `None`: drop it (released already).
+    pub(crate) fn may_start(&self, epoch: u32) -> Option<bool> {
+        let released = self.released.load(Acquire);
+        if released == epoch {
+            return None;
+        }
+        let reading = self.reading.load(Acquire);
+        Some(reading == epoch || released == reading)
+    }
+
     /// Audio side: the loudness curve of epoch `epoch`, if the loader is on
-    /// it.
-    pub(crate) fn curve(&self, epoch: u32) -> Option<StreamCurve<'_>> {
+    /// it, for positions `offset` frames short of the stream's.
+    pub(crate) fn curve(&self, epoch: u32, offset: u64) -> Option<StreamCurve<'_>> {
         if self.loader_epoch.load(Acquire) != epoch {
             return None;
         }
         let windows = self.windows.load(Acquire);
         Some(StreamCurve {
             shared: self,
-            start: self.start_frame.load(Relaxed) as f64,
+            start: self.start_frame.load(Relaxed) as f64 - offset as f64,
             window: f64::from(self.window_frames.load(Relaxed).max(1)),
             windows,
             ahead: f64::from_bits(self.ahead_power.load(Relaxed)),
-            end: self.end_frame.load(Acquire),
+            end: match self.end_frame.load(Acquire) {
+                NO_END => NO_END,
+                end => end.saturating_sub(offset),
+            },
         })
     }
 }

@@ -10,6 +10,11 @@ use crate::render::kernel::{self, Gain, FRAC_BITS};
 use crate::render::stream::StreamReader;
 use crate::simd::Isa;
 
+/// A streamed play's frame numbers are moved back once they reach this
+/// (2^30 frames: 6 hours at 48 kHz), far below where its 32.32 position
+/// would overflow (2^32 frames).
+const REBASE_FRAMES: u64 = 1 << 30;
+
 impl Voice {
     /// [`Voice::render`] for a streamed play reading `reader`. Until the
     /// loader has filled its ring the voice waits where it is, silent (a
@@ -45,6 +50,12 @@ impl Voice {
             done = wait;
         }
         let channels = self.sound.channels;
+        if reader.base() >= REBASE_FRAMES {
+            // Hours into a loop: frame numbers moved back together.
+            let shift = reader.base();
+            self.pos -= shift << FRAC_BITS;
+            reader.rebase(shift);
+        }
         loop {
             if self.is_finished() {
                 return Some(done);
