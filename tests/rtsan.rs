@@ -189,7 +189,7 @@ fn streaming_churn_in_realtime_context() {
         engine.mixer_mut().process(&mut buf[..2 * frames]);
     });
     assert!(churned.streams_started > 100 && churned.streams_stolen > 10);
-    assert!(churned.stats.stream_underruns > 3, "{:?}", churned.stats);
+    assert!(churned.stats.stream_underruns >= 4, "{:?}", churned.stats);
 }
 
 /// The loader on its own thread (as a live engine runs it) feeding a

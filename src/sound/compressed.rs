@@ -332,10 +332,19 @@ impl Decoder {
             ts: frame,
             track_id: self.track_id,
         };
+        if self.announced.is_some_and(|n| frame >= n) {
+            // At or past the end: nothing more to hand out.
+            self.done = true;
+            return Ok(());
+        }
         match self.reader.seek(SeekMode::Accurate, to) {
             Ok(_) => {}
             // Past the end: nothing more to hand out.
             Err(Error::SeekError(_)) => {
+                self.done = true;
+                return Ok(());
+            }
+            Err(Error::IoError(e)) if e.kind() == io::ErrorKind::UnexpectedEof => {
                 self.done = true;
                 return Ok(());
             }

@@ -70,8 +70,12 @@ pub fn stream_churn(mut process: impl FnMut(&mut OfflineEngine, usize)) -> Churn
     let mut live: Vec<VoiceHandle> = Vec::new();
     let mut stream_handles = HashSet::new();
     let (mut started, mut stolen, mut seeks) = (0, 0, 0);
+    let mut bed = None;
     for i in 0..1_500usize {
-        if i % 3 == 0 {
+        // The loader falls behind for a stretch now and then; meanwhile
+        // the streams already playing are left to run dry.
+        let held = (100..160).contains(&(i % 300));
+        if i % 3 == 0 && !held {
             let p = PlayParams::default()
                 .looping(i % 9 == 0)
                 .volume([0.05, 0.5, 1.0][i % 3])
@@ -84,6 +88,27 @@ pub fn stream_churn(mut process: impl FnMut(&mut OfflineEngine, usize)) -> Churn
                 started += 1;
             }
         }
+        if i % 300 == 90 {
+            // A looping stream that nothing steals, to run dry in the
+            // held stretch.
+            let p = PlayParams::default().looping(true).protected(true);
+            if let Ok(h) = engine.play(&streams[i % 2], p) {
+                stream_handles.insert(h);
+                started += 1;
+                bed = Some(h);
+            }
+        }
+        if i % 300 == 165 {
+            if let Some(h) = bed.take() {
+                let _ = engine.stop(h);
+            }
+        }
+        if held {
+            engine.hold_stream_loader(true);
+            process(&mut engine, [0, 1, 64, 480, 1_024, 333][i % 6]);
+            continue;
+        }
+        engine.hold_stream_loader(false);
         let _ = engine.play(&blip, PlayParams::default().priority((i % 3) as u8 * 64));
         if let Some(&h) = live.get(i % live.len().max(1)) {
             match i % 23 {
@@ -104,8 +129,6 @@ pub fn stream_churn(mut process: impl FnMut(&mut OfflineEngine, usize)) -> Churn
             30 => drop(engine.stop_all()),
             _ => {}
         }
-        // The loader falls behind for a stretch now and then.
-        engine.hold_stream_loader((100..160).contains(&(i % 300)));
         process(&mut engine, [0, 1, 64, 480, 1_024, 333][i % 6]);
         if i % 5 == 0 {
             for e in engine.drain_events() {
