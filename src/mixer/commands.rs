@@ -1,0 +1,149 @@
+//! Applying the game's commands on the audio side: the drain loop, the
+//! changes to one voice (real or virtual), seeks, and the re-ranking a bus
+//! volume change calls for. Real-time code, under the contract in
+//! [`super`]'s module docs.
+
+use ringbuf::traits::Observer;
+
+use crate::command::{Command, StreamTicket};
+use crate::render::voice::Voice;
+
+use super::ranking::rank;
+use super::Mixer;
+
+impl Mixer {
+    pub(super) fn drain_queue(&mut self) {
+        for _ in 0..self.max_commands {
+            // Room for this command's events, an `Ended` per voice, and
+            // a `StreamUnderrun` per stream at the block's end.
+            let reserve = self.pool.live() + self.streams.len() + Self::EVENTS_PER_COMMAND;
+            if self.events.vacant_len() < reserve {
+                return;
+            }
+            let Ok(cmd) = self.commands.try_recv() else {
+                return;
+            };
+            match cmd {
+                Command::Play {
+                    id,
+                    sound,
+                    params,
+                    stream,
+                } => self.play(id, sound, &params, stream),
+                Command::Seek { id, frame, stream } => self.seek(id, frame, stream),
+                Command::Stop { id } => {
+                    let fade = self.stop_fade;
+                    self.update(id, |v| v.stop(fade));
+                }
+                Command::SetVolume { id, volume } => {
+                    let ramp = self.param_ramp;
+                    self.update(id, |v| v.set_volume(volume, ramp));
+                }
+                Command::SetPan { id, pan } => {
+                    let ramp = self.param_ramp;
+                    self.update(id, |v| v.set_pan(pan, ramp));
+                }
+                Command::SetPitch { id, pitch } => {
+                    let rate = self.out_rate;
+                    self.update(id, |v| v.set_pitch(pitch, rate));
+                }
+                Command::StopAll => {
+                    // Stolen voices still fading out are stopped too (a
+                    // shorter fade wins; see `Voice::stop`).
+                    let (fade, audibility, buses) = (self.stop_fade, self.audibility, &self.buses);
+                    let streams = &self.streams;
+                    self.pool.update_all(|v| {
+                        v.stop(fade);
+                        Some(rank(&audibility, buses, streams, v))
+                    });
+                    self.tails.for_each(|v| v.stop(fade));
+                    self.stop_all_virtual();
+                }
+                Command::StopWithFade { id, frames } => self.update(id, |v| v.stop(frames)),
+                Command::FadeVolume { id, volume, frames } => {
+                    self.update(id, |v| v.fade_volume(volume, frames))
+                }
+                Command::Pause { id } => {
+                    let fade = self.buses.pause_fade();
+                    self.update(id, |v| v.pause(fade));
+                }
+                Command::Resume { id } => {
+                    let fade = self.buses.pause_fade();
+                    self.update(id, |v| v.resume(fade));
+                }
+                Command::SetGroup { index, group } => self.pool.configure_group(index, group),
+                Command::SetBusVolume {
+                    bus,
+                    volume,
+                    frames,
+                } => {
+                    self.buses.set_volume(bus, volume, frames);
+                    // Its voices' audibility changes with it (stealing
+                    // counts a bus's volume as it will be after the fade):
+                    // one pass over the pool after the drain, however many
+                    // bus volumes changed.
+                    // (`Buses` marks the bus.)
+                }
+                Command::PauseBus { bus } => {
+                    self.buses.set_paused(bus, true);
+                }
+                Command::ResumeBus { bus } => {
+                    // Its virtual voices may end again: one pass after the
+                    // drain, however many buses resumed.
+                    self.buses_resumed |= self.buses.set_paused(bus, false);
+                }
+            }
+        }
+    }
+
+    /// Re-estimates the audibility of the voices on buses whose volume
+    /// changed since the last call (one pass over the pool).
+    pub(super) fn refresh_bus_levels(&mut self) {
+        if !self.buses.any_volume_changed() {
+            return;
+        }
+        let (audibility, buses, streams) = (self.audibility, &self.buses, &self.streams);
+        self.pool.update_all(|v| {
+            buses
+                .volume_changed(v.bus())
+                .then(|| rank(&audibility, buses, streams, v))
+        });
+        self.buses.clear_volume_changes();
+    }
+
+    /// Applies `f` to voice `id`, real or virtual (nothing if it is
+    /// neither) and recomputes its audibility.
+    pub(super) fn update(&mut self, id: u64, f: impl FnOnce(&mut Voice)) {
+        let mut f = Some(f);
+        let (audibility, buses, streams) = (self.audibility, &self.buses, &self.streams);
+        self.pool.update(id, |v| {
+            if let Some(f) = f.take() {
+                f(v);
+            }
+            rank(&audibility, buses, streams, v)
+        });
+        // Not a real voice (`f` still here): perhaps a virtual one.
+        if let Some(f) = f {
+            self.update_virtual(id, f);
+        }
+    }
+
+    /// Moves voice `id` to frame `frame` of its sound. A streamed play's
+    /// slot reads a new epoch from there; if no voice reads the slot for
+    /// `id` any more, that epoch is released at once.
+    pub(super) fn seek(&mut self, id: u64, frame: u64, stream: Option<StreamTicket>) {
+        let mut movable = false;
+        self.update(id, |v| {
+            // A stream fading out keeps reading where it is.
+            movable = !(v.is_stopping() && v.stream_slot().is_some());
+            if movable {
+                v.seek(frame);
+            }
+        });
+        if let Some(t) = stream {
+            if let Some(reader) = self.streams.get(usize::from(t.slot)) {
+                reader.seek(t.epoch, id, frame, movable);
+            }
+        }
+    }
+}

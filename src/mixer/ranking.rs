@@ -1,0 +1,60 @@
+//! Where the mixer joins the renderer's voice state to the voice
+//! manager's audibility (which never sees a `Voice`): what a voice is
+//! worth hearing, decoded or streamed. Real-time safe: a few table reads.
+
+use crate::render::buses::Buses;
+use crate::render::stream::StreamReaders;
+use crate::render::voice::Voice;
+use crate::voices::audibility::{Audibility, Playback};
+
+/// [`level_of`] for any voice in the pool: a streamed play ranks by the
+/// loudness its loader has measured ahead of it (before it has any, by its
+/// file's opening second).
+pub(super) fn rank(
+    audibility: &Audibility,
+    buses: &Buses,
+    streams: &StreamReaders,
+    voice: &Voice,
+) -> f32 {
+    let Some(k) = voice.stream_slot() else {
+        return level_of(audibility, buses, voice);
+    };
+    let playback = playback(voice);
+    let bus = buses.audible_power(voice.bus());
+    match streams.peek(k).and_then(|r| r.curve()) {
+        Some(curve) => audibility.level(&curve, &playback) * bus,
+        None => {
+            let power = voice
+                .sound()
+                .stream
+                .as_ref()
+                .map_or(0.0, |s| s.opening_power);
+            let flat = crate::sound::loudness::Flat::new(power, voice.sound().sample_rate);
+            audibility.level(&flat, &playback) * bus
+        }
+    }
+}
+
+/// How `voice` will play, as audibility reads it.
+fn playback(voice: &Voice) -> Playback {
+    let (gain, target, ramp_left) = voice.gain_path();
+    Playback {
+        position: voice.position(),
+        step: voice.step(),
+        // A stream's positions run on through its loops.
+        looping: voice.looping() && voice.stream_slot().is_none(),
+        gain,
+        target,
+        ramp_left,
+        channels: voice.sound().channels,
+    }
+}
+
+/// What `voice` (playing a decoded sound) is worth hearing, from its
+/// sound's loudness and how it will play, times its bus's volume: the mixer
+/// joins the renderer's voice state to the voice manager's audibility,
+/// which never sees a `Voice`.
+pub(super) fn level_of(audibility: &Audibility, buses: &Buses, voice: &Voice) -> f32 {
+    let playback = playback(voice);
+    audibility.level(&voice.sound().loudness, &playback) * buses.audible_power(voice.bus())
+}
