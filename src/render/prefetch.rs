@@ -1,0 +1,107 @@
+//! Fetching voices' sample data ahead of their turn, when it is worth it.
+//!
+//! While the pool renders one voice, [`Prefetch::ahead`] is shown the voice
+//! a few slots on and asks the CPU to start loading the first cache lines
+//! its next segment reads ([`Voice::prefetch`]), so that the kernel finds
+//! them in cache instead of waiting on memory. That pays when voices play
+//! many different sounds (more sample data than the caches hold); when the
+//! sounds in play are few and already cached, the prefetches only cost
+//! instructions. So each block also estimates how many bytes of distinct
+//! sample data the voices read (a small table of the sounds seen this
+//! block), and the next block prefetches only if that is over
+//! [`PREFETCH_ABOVE`].
+//!
+//! A prefetch is a hint: it changes nothing that is rendered.
+
+use super::voice::Voice;
+
+/// Bytes of distinct sample data read in a block above which the next block
+/// prefetches: well above what a handful of shared sounds hold (eight
+/// one-second 44.1 kHz stereo sounds are 2.8 MB), near where they stop
+/// fitting in the caches of a desktop or console CPU.
+pub(crate) const PREFETCH_ABOVE: usize = 8 << 20;
+
+/// Entries in the table of sounds seen (pairs of neighbouring entries act
+/// as two-way sets).
+const SEEN: usize = 256;
+
+/// Low bits of an entry: the address of the sample data (user-space
+/// addresses fit in 48 bits); high bits: the block it was seen in.
+const ADDR_BITS: u32 = 48;
+const ADDR_MASK: u64 = (1 << ADDR_BITS) - 1;
+
+/// The prefetch switch and the estimate that sets it.
+pub(crate) struct Prefetch {
+    /// Per entry the address of a sound's data and the block it was seen in.
+    seen: Box<[u64; SEEN]>,
+    /// This block's number (16 bits, never 0: a zeroed entry is unseen).
+    block: u64,
+    /// Bytes of distinct sample data seen so far this block.
+    bytes: usize,
+    /// Whether voices' data is prefetched in this block.
+    on: bool,
+}
+
+impl Prefetch {
+    /// Off, with nothing seen (allocates: made with the mixer).
+    pub(crate) fn new() -> Prefetch {
+        Prefetch {
+            seen: Box::new([0; SEEN]),
+            block: 1,
+            bytes: 0,
+            on: false,
+        }
+    }
+
+    /// Heap bytes held.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        std::mem::size_of::<[u64; SEEN]>()
+    }
+
+    /// Starts a block's estimate.
+    pub(crate) fn begin_block(&mut self) {
+        self.block = if self.block == 0xFFFF {
+            1
+        } else {
+            self.block + 1
+        };
+        self.bytes = 0;
+    }
+
+    /// Counts `v`'s sample data toward this block's estimate if it is the
+    /// first voice seen reading it, and prefetches its next `frames` frames
+    /// if prefetching is on.
+    #[inline(always)]
+    pub(crate) fn ahead(&mut self, v: &Voice, frames: usize) {
+        let (addr, bytes) = v.data_span();
+        let addr = addr as u64 & ADDR_MASK;
+        let tag = addr | (self.block << ADDR_BITS);
+        // Fibonacci hashing: the top 8 bits of the product pick the set.
+        let h = (addr.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize & (SEEN - 2);
+        let (a, b) = (self.seen[h], self.seen[h + 1]);
+        if a != tag && b != tag {
+            // A new sound this block: take an entry not used this block if
+            // there is one (else evict the first: the estimate then counts
+            // a sound twice, erring toward prefetching).
+            let stale = |e: u64| e >> ADDR_BITS != self.block;
+            let k = if stale(a) || !stale(b) { h } else { h + 1 };
+            self.seen[k] = tag;
+            self.bytes = self.bytes.saturating_add(bytes);
+        }
+        if self.on {
+            v.prefetch(frames);
+        }
+    }
+
+    /// Ends a block's estimate: the next block prefetches if this one's
+    /// voices read more distinct sample data than [`PREFETCH_ABOVE`].
+    pub(crate) fn end_block(&mut self) {
+        self.on = self.bytes > PREFETCH_ABOVE;
+    }
+
+    /// Whether voices' data is being prefetched (for tests).
+    #[cfg(test)]
+    pub(crate) fn is_on(&self) -> bool {
+        self.on
+    }
+}
