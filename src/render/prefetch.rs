@@ -105,3 +105,57 @@ impl Prefetch {
         self.on
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::command::EngineId;
+    use crate::params::PlayParams;
+    use crate::sound::Sound;
+    use std::sync::Arc;
+
+    fn voices(sounds: &[Sound], count: usize) -> Vec<Voice> {
+        let p = PlayParams::default()
+            .looping(true)
+            .validate(EngineId::next())
+            .expect("valid");
+        (0..count)
+            .map(|i| {
+                let s = &sounds[i % sounds.len()];
+                Voice::new(Arc::clone(&s.data), &p, 48_000, 0, 0, None)
+            })
+            .collect()
+    }
+
+    fn block(p: &mut Prefetch, voices: &[Voice]) -> bool {
+        p.begin_block();
+        for v in voices {
+            p.ahead(v, 480);
+        }
+        p.end_block();
+        p.is_on()
+    }
+
+    /// Eight shared one-second sounds on 256 voices (1.4 MB) stay under
+    /// the threshold; 64 different ones (11 MB) go over it, and back under
+    /// once they stop.
+    #[test]
+    fn prefetching_turns_on_only_for_much_distinct_data() {
+        let sound = |k: usize| {
+            Sound::from_samples(1, 44_100, vec![0.01 * (k + 1) as f32; 44_100]).expect("valid")
+        };
+        let shared: Vec<Sound> = (0..8).map(sound).collect();
+        let distinct: Vec<Sound> = (0..64).map(sound).collect();
+        let mut p = Prefetch::new();
+        let (few, many) = (voices(&shared, 256), voices(&distinct, 256));
+        assert!(!block(&mut p, &few));
+        assert!(!block(&mut p, &few));
+        assert!(block(&mut p, &many));
+        assert!(block(&mut p, &many));
+        assert!(!block(&mut p, &few));
+        for _ in 0..70_000 {
+            assert!(!block(&mut p, &few[..8])); // block numbers wrap
+        }
+        assert!(block(&mut p, &many));
+    }
+}
