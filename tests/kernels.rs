@@ -193,7 +193,7 @@ fn render_distinct(portable: bool, seed: u64) -> Vec<u32> {
         let f = 0.001 + 0.05 * rng.unit();
         let samples: Vec<f32> = (0..frames * channels as usize)
             .map(|k| {
-                ((k as f32 * f).sin() * 0.6 + ((k * 7_919 % 1_013) as f32 / 1_013.0 - 0.5) * 0.3)
+                (k as f32 * f).sin() * 0.6 + ((k * 7_919 % 1_013) as f32 / 1_013.0 - 0.5) * 0.3
             })
             .collect();
         let sound = Sound::from_samples(channels, rate, samples).unwrap();
@@ -203,7 +203,7 @@ fn render_distinct(portable: bool, seed: u64) -> Vec<u32> {
             .pitch(pitch)
             .volume(0.05 + 0.4 * rng.unit())
             .pan(rng.unit() * 2.0 - 1.0)
-            .looping(rng.next() % 4 != 0)
+            .looping(!rng.next().is_multiple_of(4))
             .fade_in(if i % 3 == 0 { 0.002 } else { 0.0 });
         let h = engine.play(&sound, p).unwrap();
         let at = std::time::Duration::from_secs_f64(

@@ -185,9 +185,8 @@ mod tests {
                 if !quiet && k % 11 == 0 {
                     special[(k >> 8) as usize % special.len()]
                 } else {
-                    let x = ((k >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0)
-                        * if quiet { 0.8 } else { 2.5 };
-                    x
+                    ((k >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0)
+                        * if quiet { 0.8 } else { 2.5 }
                 }
             };
             let l: Vec<f32> = (0..n).map(|_| sample()).collect();
