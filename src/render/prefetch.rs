@@ -7,9 +7,9 @@
 //! many different sounds (more sample data than the caches hold); when the
 //! sounds in play are few and already cached, the prefetches only cost
 //! instructions. So each block also estimates how many bytes of distinct
-//! sample data the voices read (a small table of the sounds seen this
-//! block), and the next block prefetches only if that is over
-//! [`PREFETCH_ABOVE`].
+//! sample data the voices read (a small table of the sounds seen that
+//! block), one block in [`ESTIMATE_EVERY`], and the blocks after it
+//! prefetch only if that is over [`PREFETCH_ABOVE`].
 //!
 //! A prefetch is a hint: it changes nothing that is rendered.
 
@@ -20,6 +20,10 @@ use super::voice::Voice;
 /// one-second 44.1 kHz stereo sounds are 2.8 MB), near where they stop
 /// fitting in the caches of a desktop or console CPU.
 pub(crate) const PREFETCH_ABOVE: usize = 8 << 20;
+
+/// The estimate is made in one block of this many (it costs a few
+/// instructions per voice; sounds in play change more slowly than that).
+pub(crate) const ESTIMATE_EVERY: u64 = 4;
 
 /// Entries in the table of sounds seen (pairs of neighbouring entries act
 /// as two-way sets).
@@ -40,6 +44,8 @@ pub(crate) struct Prefetch {
     bytes: usize,
     /// Whether voices' data is prefetched in this block.
     on: bool,
+    /// Whether this block makes the estimate.
+    counting: bool,
 }
 
 impl Prefetch {
@@ -50,6 +56,7 @@ impl Prefetch {
             block: 1,
             bytes: 0,
             on: false,
+            counting: true,
         }
     }
 
@@ -66,13 +73,26 @@ impl Prefetch {
             self.block + 1
         };
         self.bytes = 0;
+        self.counting = self.block % ESTIMATE_EVERY == 0;
+    }
+
+    /// In a block that makes the estimate, counts `v`'s sample data toward
+    /// it if `v` is the first voice seen reading it; prefetches its next
+    /// `frames` frames if prefetching is on.
+    #[inline(always)]
+    pub(crate) fn ahead(&mut self, v: &Voice, frames: usize) {
+        if self.counting {
+            self.count(v);
+        }
+        if self.on {
+            v.prefetch(frames);
+        }
     }
 
     /// Counts `v`'s sample data toward this block's estimate if it is the
-    /// first voice seen reading it, and prefetches its next `frames` frames
-    /// if prefetching is on.
+    /// first voice seen reading it.
     #[inline(always)]
-    pub(crate) fn ahead(&mut self, v: &Voice, frames: usize) {
+    fn count(&mut self, v: &Voice) {
         let (addr, bytes) = v.data_span();
         let addr = addr as u64 & ADDR_MASK;
         let tag = addr | (self.block << ADDR_BITS);
@@ -88,15 +108,15 @@ impl Prefetch {
             self.seen[k] = tag;
             self.bytes = self.bytes.saturating_add(bytes);
         }
-        if self.on {
-            v.prefetch(frames);
-        }
     }
 
-    /// Ends a block's estimate: the next block prefetches if this one's
-    /// voices read more distinct sample data than [`PREFETCH_ABOVE`].
+    /// Ends a block; if it made the estimate, the blocks up to the next
+    /// estimate prefetch if its voices read more distinct sample data than
+    /// [`PREFETCH_ABOVE`].
     pub(crate) fn end_block(&mut self) {
-        self.on = self.bytes > PREFETCH_ABOVE;
+        if self.counting {
+            self.on = self.bytes > PREFETCH_ABOVE;
+        }
     }
 
     /// Whether voices' data is being prefetched (for tests).
@@ -127,12 +147,15 @@ mod tests {
             .collect()
     }
 
+    /// Runs `ESTIMATE_EVERY` blocks (one of which makes the estimate).
     fn block(p: &mut Prefetch, voices: &[Voice]) -> bool {
-        p.begin_block();
-        for v in voices {
-            p.ahead(v, 480);
+        for _ in 0..ESTIMATE_EVERY {
+            p.begin_block();
+            for v in voices {
+                p.ahead(v, 480);
+            }
+            p.end_block();
         }
-        p.end_block();
         p.is_on()
     }
 
@@ -153,7 +176,7 @@ mod tests {
         assert!(block(&mut p, &many));
         assert!(block(&mut p, &many));
         assert!(!block(&mut p, &few));
-        for _ in 0..70_000 {
+        for _ in 0..20_000 {
             assert!(!block(&mut p, &few[..8])); // block numbers wrap
         }
         assert!(block(&mut p, &many));
