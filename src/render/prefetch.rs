@@ -73,7 +73,7 @@ impl Prefetch {
             self.block + 1
         };
         self.bytes = 0;
-        self.counting = self.block % ESTIMATE_EVERY == 0;
+        self.counting = self.block.is_multiple_of(ESTIMATE_EVERY);
     }
 
     /// In a block that makes the estimate, counts `v`'s sample data toward
