@@ -8,8 +8,9 @@
 //!
 //! Arguments: voices (default 256), source rate in Hz (default 44100),
 //! blocks (default 100), `portable` to use the portable kernels,
-//! `routed` to put every voice on a bus and in a group, and `stereo` for
-//! stereo sounds ([`Workload::stereo`]).
+//! `routed` to put every voice on a bus and in a group, `stereo` for
+//! stereo sounds ([`Workload::stereo`]), and `distinct` for a different
+//! sound per voice ([`Workload::distinct`]).
 
 use voicepool::bench_support::{Workload, BLOCK};
 
@@ -21,6 +22,8 @@ fn main() {
         Workload::routed(voices, rate)
     } else if args.iter().any(|a| a == "stereo") {
         Workload::stereo(voices, rate)
+    } else if args.iter().any(|a| a == "distinct") {
+        Workload::distinct(voices, rate)
     } else {
         Workload::new(voices, rate)
     };

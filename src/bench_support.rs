@@ -52,6 +52,27 @@ pub fn stereo_sine_sounds(rate: u32) -> Vec<Sound> {
         .collect()
 }
 
+/// `count` different mono sounds at `rate`, sound `k` lasting 1 to 2
+/// seconds (`1 + (k % 16) / 16` s) and holding its own mix of two sines
+/// (amplitude 0.5): with hundreds of them the sample data (about 260 kB
+/// each at 44.1 kHz) is far larger than any cache.
+pub fn distinct_sounds(count: usize, rate: u32) -> Vec<Sound> {
+    (0..count)
+        .map(|k| {
+            let frames = rate as usize + rate as usize * (k % 16) / 16;
+            let f = 100.0 + 7.0 * k as f32;
+            let g = 1.5 * f + 3.0;
+            let s: Vec<f32> = (0..frames)
+                .map(|i| {
+                    let t = TAU * i as f32 / rate as f32;
+                    0.3 * (f * t).sin() + 0.2 * (g * t).sin()
+                })
+                .collect();
+            Sound::from_samples(1, rate, s).expect("valid sound")
+        })
+        .collect()
+}
+
 /// Workload W of issue 4, through the public API: `voices` voices, each
 /// looping one of eight one-second mono sounds at `rate` Hz, mixed to
 /// 48 kHz stereo in [`BLOCK`]-frame blocks, with volumes and pans spread
@@ -69,27 +90,34 @@ impl Workload {
     /// Starts the voices over the first second (so their positions differ),
     /// then renders 10 more blocks.
     pub fn new(voices: usize, rate: u32) -> Workload {
-        Workload::build(voices, rate, false, 0, false)
+        Workload::build(voices, rate, false, 0, Sounds::Mono)
+    }
+
+    /// As [`Workload::new`], with every voice playing a different sound
+    /// ([`distinct_sounds`]): sample data far larger than the caches, so
+    /// the kernels wait on memory unless it is fetched ahead.
+    pub fn distinct(voices: usize, rate: u32) -> Workload {
+        Workload::build(voices, rate, false, 0, Sounds::Distinct)
     }
 
     /// As [`Workload::new`], with stereo sounds ([`stereo_sine_sounds`])
     /// instead of mono: what stereo sources cost.
     pub fn stereo(voices: usize, rate: u32) -> Workload {
-        Workload::build(voices, rate, false, 0, true)
+        Workload::build(voices, rate, false, 0, Sounds::Stereo)
     }
 
     /// As [`Workload::new`], plus `virtual_voices` looping voices of a
     /// lower priority, all virtual (the pool is full of the workload's):
     /// what keeping time for virtual voices costs per block.
     pub fn with_virtual(voices: usize, rate: u32, virtual_voices: usize) -> Workload {
-        Workload::build(voices, rate, false, virtual_voices, false)
+        Workload::build(voices, rate, false, virtual_voices, Sounds::Mono)
     }
 
     /// As [`Workload::new`], with every voice on one of four buses (not the
     /// master) and in one of four groups (whose limits are never reached):
     /// what routing costs.
     pub fn routed(voices: usize, rate: u32) -> Workload {
-        Workload::build(voices, rate, true, 0, false)
+        Workload::build(voices, rate, true, 0, Sounds::Mono)
     }
 
     fn build(
@@ -97,7 +125,7 @@ impl Workload {
         rate: u32,
         routed: bool,
         virtual_voices: usize,
-        stereo: bool,
+        kind: Sounds,
     ) -> Workload {
         let settings = EngineSettings {
             voices,
@@ -120,10 +148,10 @@ impl Workload {
                 (bus, group)
             })
             .collect();
-        let sounds = if stereo {
-            stereo_sine_sounds(rate)
-        } else {
-            sine_sounds(rate)
+        let sounds = match kind {
+            Sounds::Mono => sine_sounds(rate),
+            Sounds::Stereo => stereo_sine_sounds(rate),
+            Sounds::Distinct => distinct_sounds(voices, rate),
         };
         let mut handles = Vec::with_capacity(voices);
         let per_block = voices.div_ceil(100);
@@ -185,6 +213,17 @@ impl Workload {
         }
         self.engine.render(BLOCK)[0]
     }
+}
+
+/// Which sounds a [`Workload`] plays.
+#[derive(Clone, Copy)]
+enum Sounds {
+    /// Eight mono sines ([`sine_sounds`]).
+    Mono,
+    /// Eight stereo sines ([`stereo_sine_sounds`]).
+    Stereo,
+    /// A different sound per voice ([`distinct_sounds`]).
+    Distinct,
 }
 
 /// A voice as the pool stores it (one 64-byte cache line), for the

@@ -58,6 +58,7 @@ use ringbuf::HeapProd;
 use crate::command::ValidParams;
 use crate::command::{Command, EngineId, Event, StreamTicket, TimedEvent, VoiceHandle};
 use crate::render::buses::{Buses, BUS_FRAMES};
+use crate::render::prefetch::Prefetch;
 use crate::render::stream::StreamReaders;
 use crate::render::tails::Tails;
 use crate::render::voice::Voice;
@@ -121,6 +122,8 @@ pub struct Mixer {
     next_swap: u64,
     /// Stolen voices fading out.
     tails: Tails,
+    /// Whether (and which) voices' sample data is fetched ahead.
+    prefetch: Prefetch,
     /// The audio side of every stream slot.
     streams: StreamReaders,
     /// What a voice is worth hearing, at this output rate.
@@ -172,6 +175,7 @@ impl Mixer {
             buses_resumed: false,
             next_swap: 0,
             tails: Tails::new(settings.voices),
+            prefetch: Prefetch::new(),
             streams,
             audibility: Audibility::new(out_rate),
             buses: Buses::new(
@@ -271,6 +275,7 @@ impl Mixer {
             engine,
             pool,
             tails,
+            prefetch,
             streams,
             events,
             counters,
@@ -286,6 +291,7 @@ impl Mixer {
         // adds to each side with one multiply per frame and no shuffling.
         // Blocks longer than a bus buffer are rendered in pieces.
         let mut chunk_start = *frame;
+        prefetch.begin_block();
         for chunk in out[..frames * 2].chunks_mut(2 * BUS_FRAMES) {
             let n = chunk.len() / 2;
             buses.begin_chunk(n);
@@ -305,7 +311,8 @@ impl Mixer {
                 let (l, r) = buses.target(b);
                 v.render(&mut l[..limit], &mut r[..limit], isa, streams)
             };
-            pool.run(&mut render, |id, sounded| {
+            let ahead = |v: &Voice| prefetch.ahead(v, n);
+            pool.run(&mut render, ahead, |id, sounded| {
                 *room_changed = true;
                 Counters::bump(&counters.ended);
                 // The frame after the voice's last sample.
@@ -318,6 +325,7 @@ impl Mixer {
             buses.finish_chunk(chunk, isa);
             chunk_start += n as u64;
         }
+        prefetch.end_block();
         // Streams no voice read in this block are released; dry spells
         // reported. (An empty block reads nothing and releases nothing.)
         let at = *frame;
@@ -356,6 +364,7 @@ impl Mixer {
             + std::mem::size_of::<VirtualPool<Voice>>()
             + self.virtuals.memory_bytes()
             + self.tails.memory_bytes()
+            + self.prefetch.memory_bytes()
             + self.buses.memory_bytes()
             + self.streams.memory_bytes()
             + self.counters.memory_bytes()

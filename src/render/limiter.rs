@@ -26,14 +26,83 @@ fn interleave_limited_body(l: &[f32], r: &[f32], gain: f32, out: &mut [f32]) {
     }
 }
 
-/// [`interleave_limited_body`] compiled for AVX2 (same results).
+/// [`interleave_limited_body`] with AVX2, eight frames at a time (same
+/// results, bit for bit). Where all eight frames of both channels are
+/// within the threshold and above the output floor (the common case: a mix
+/// that is not being limited), [`soft_limit`] is the identity, so they are
+/// written as they are and the knee (two divisions) is skipped; otherwise
+/// the knee is computed for the eight frames with [`soft_limit`]'s exact
+/// operations.
 ///
 /// # Safety
 /// The CPU must support AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn interleave_limited_avx2(l: &[f32], r: &[f32], gain: f32, out: &mut [f32]) {
-    interleave_limited_body(l, r, gain, out)
+    use std::arch::x86_64::*;
+
+    let n = l.len().min(r.len()).min(out.len() / 2);
+    let groups = n / 8;
+    let g = _mm256_set1_ps(gain);
+    let sign = _mm256_set1_ps(-0.0);
+    let t = _mm256_set1_ps(LIMITER_THRESHOLD);
+    let floor = _mm256_set1_ps(OUTPUT_FLOOR);
+    let inf = _mm256_set1_ps(f32::INFINITY);
+    let one_minus_t = _mm256_set1_ps(1.0 - LIMITER_THRESHOLD);
+    let one = _mm256_set1_ps(1.0);
+    let cap = _mm256_set1_ps(1.0e30);
+    // `soft_limit` on eight lanes, with the same operations in the same
+    // order. (`min_ps` returns its second operand for a NaN lane where
+    // `f32::min` returns the number; such a lane is written as 0 anyway.)
+    let limit = |x: __m256| {
+        let a = _mm256_andnot_ps(sign, x);
+        let u = _mm256_min_ps(_mm256_div_ps(_mm256_sub_ps(a, t), one_minus_t), cap);
+        let bent = _mm256_add_ps(
+            t,
+            _mm256_mul_ps(one_minus_t, _mm256_div_ps(u, _mm256_add_ps(one, u))),
+        );
+        let y = _mm256_blendv_ps(bent, a, _mm256_cmp_ps::<_CMP_LE_OQ>(a, t));
+        let keep = _mm256_and_ps(
+            _mm256_cmp_ps::<_CMP_GE_OQ>(a, floor),
+            _mm256_cmp_ps::<_CMP_LT_OQ>(a, inf),
+        );
+        let y = _mm256_and_ps(y, keep);
+        _mm256_or_ps(y, _mm256_and_ps(x, sign))
+    };
+    for j in 0..groups {
+        // SAFETY: j < n / 8 with n <= l.len(), r.len() and out.len() / 2, so
+        // frames 8j .. 8j + 8 of `l` and `r`, and samples 16j .. 16j + 16 of
+        // `out`, exist.
+        unsafe {
+            let xl = _mm256_mul_ps(_mm256_loadu_ps(l.as_ptr().add(8 * j)), g);
+            let xr = _mm256_mul_ps(_mm256_loadu_ps(r.as_ptr().add(8 * j)), g);
+            let (al, ar) = (_mm256_andnot_ps(sign, xl), _mm256_andnot_ps(sign, xr));
+            // Lanes where `soft_limit` is the identity: floor <= |x| <= T.
+            let plain = _mm256_and_ps(
+                _mm256_and_ps(
+                    _mm256_cmp_ps::<_CMP_LE_OQ>(al, t),
+                    _mm256_cmp_ps::<_CMP_LE_OQ>(ar, t),
+                ),
+                _mm256_and_ps(
+                    _mm256_cmp_ps::<_CMP_GE_OQ>(al, floor),
+                    _mm256_cmp_ps::<_CMP_GE_OQ>(ar, floor),
+                ),
+            );
+            let (yl, yr) = if _mm256_movemask_ps(plain) == 0xFF {
+                (xl, xr)
+            } else {
+                (limit(xl), limit(xr))
+            };
+            // Interleave: frames 0-3 and 4-7 of (l, r) pairs.
+            let lo = _mm256_unpacklo_ps(yl, yr); // l0 r0 l1 r1 | l4 r4 l5 r5
+            let hi = _mm256_unpackhi_ps(yl, yr); // l2 r2 l3 r3 | l6 r6 l7 r7
+            let o = out.as_mut_ptr().add(16 * j);
+            _mm256_storeu_ps(o, _mm256_permute2f128_ps::<0x20>(lo, hi));
+            _mm256_storeu_ps(o.add(8), _mm256_permute2f128_ps::<0x31>(lo, hi));
+        }
+    }
+    let done = groups * 8;
+    interleave_limited_body(&l[done..n], &r[done..n], gain, &mut out[2 * done..2 * n]);
 }
 
 /// Output magnitudes below this (about -600 dBFS) are written as 0, so no
@@ -70,6 +139,67 @@ fn soft_limit(x: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::soft_limit;
+
+    /// The AVX2 output stage (when this CPU has AVX2) writes exactly the
+    /// portable one's bits: quiet and loud stretches, the threshold, the
+    /// floor, zeros of both signs, huge, infinite and NaN samples, any
+    /// gain, lengths that are not a multiple of eight.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn the_avx2_output_stage_matches_the_portable_one_bit_for_bit() {
+        use crate::simd::Isa;
+        if Isa::detect() == Isa::Scalar {
+            return;
+        }
+        let mut z = 99u64;
+        let mut next = move || {
+            z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut x = z;
+            x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            x ^ (x >> 31)
+        };
+        let special = [
+            0.0,
+            -0.0,
+            0.9,
+            -0.9,
+            0.900_000_1,
+            1e-30,
+            -1e-30,
+            9.9e-31,
+            1e-40,
+            f32::MAX,
+            -f32::MAX,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            1e30,
+            3.0,
+        ];
+        for round in 0..400 {
+            let n = (next() % 100) as usize;
+            let quiet = round % 3 == 0;
+            let mut sample = || {
+                let k = next();
+                if !quiet && k % 11 == 0 {
+                    special[(k >> 8) as usize % special.len()]
+                } else {
+                    ((k >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0)
+                        * if quiet { 0.8 } else { 2.5 }
+                }
+            };
+            let l: Vec<f32> = (0..n).map(|_| sample()).collect();
+            let r: Vec<f32> = (0..n).map(|_| sample()).collect();
+            let gain = [1.0, 0.5, 1.7, 0.0][round % 4];
+            let mut want = vec![7.0f32; 2 * n];
+            let mut got = vec![7.0f32; 2 * n];
+            super::interleave_limited(&l, &r, gain, &mut want, Isa::Scalar);
+            super::interleave_limited(&l, &r, gain, &mut got, Isa::detect());
+            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&got), bits(&want), "round {round} gain {gain}");
+        }
+    }
 
     #[test]
     fn limiter_is_transparent_below_threshold_and_bounded_above() {

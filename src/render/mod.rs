@@ -1,7 +1,8 @@
 //! How it sounds: each voice's DSP state and its rendering into the mix bus
 //! ([`voice`]), the mixing kernels ([`kernel`]), stolen voices fading out
 //! ([`tails`]), the buses voices play on and the master ([`buses`]), and the
-//! output stage ([`limiter`]). Rendering renders what
+//! output stage ([`limiter`]), and fetching voices' data ahead of their
+//! turn ([`prefetch`]). Rendering renders what
 //! it is told; it never decides who plays (that is the voice manager,
 //! `crate::voices`, which this layer does not import).
 //!
@@ -11,6 +12,7 @@
 pub(crate) mod buses;
 pub(crate) mod kernel;
 pub(crate) mod limiter;
+pub(crate) mod prefetch;
 pub(crate) mod stream;
 pub(crate) mod tails;
 pub(crate) mod voice;

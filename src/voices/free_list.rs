@@ -74,6 +74,15 @@ impl<T> FreeList<T> {
         }
     }
 
+    /// The value in slot `i`, if it is live.
+    pub(crate) fn get(&self, i: usize) -> Option<&T> {
+        match self.slots.get(i) {
+            Some(Slot::Live(v)) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The value in slot `i`, if it is live, to change.
     pub(crate) fn get_mut(&mut self, i: usize) -> Option<&mut T> {
         match self.slots.get_mut(i) {
             Some(Slot::Live(v)) => Some(v),

@@ -125,6 +125,11 @@ pub(crate) struct Newcomer<V> {
     pub(crate) fresh: bool,
 }
 
+/// How many slots ahead of the one rendering [`VoicePool::run`] shows a
+/// voice to its `ahead` hook: far enough that the data fetched has
+/// arrived when its turn comes, near enough that it is still in cache.
+pub(crate) const RUN_AHEAD: usize = 4;
+
 /// A fixed-size pool of voices `V`, with their identities, audibility
 /// levels and victim-choice keys.
 pub(crate) struct VoicePool<V> {
@@ -425,12 +430,19 @@ impl<V> VoicePool<V> {
 
     /// Runs `f` on every live voice; a voice for which it returns
     /// `Some(x)` has ended: its slot is freed and `ended(id, x)` called.
+    /// Before `f` runs on slot `i`, `ahead` is shown the live voice in slot
+    /// `i + RUN_AHEAD`, if any (the renderer fetches its data early, so it
+    /// is in cache when its turn comes).
     pub(crate) fn run(
         &mut self,
         mut f: impl FnMut(&mut V) -> Option<usize>,
+        mut ahead: impl FnMut(&V),
         mut ended: impl FnMut(u64, usize),
     ) {
         for i in 0..self.slots.len() {
+            if let Some(v) = self.slots.get(i + RUN_AHEAD) {
+                ahead(v);
+            }
             let done = match self.slots.get_mut(i) {
                 Some(v) => f(v),
                 None => None,
