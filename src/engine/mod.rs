@@ -120,7 +120,7 @@ impl Controller {
         self.pump(&mut game);
         let stream = match &sound.data.stream {
             Some(source) => Some((
-                self.play_stream(&mut game, id, sound, params)?,
+                self.play_stream(&mut game, id, sound, source, params)?,
                 Arc::clone(source),
             )),
             None => {

@@ -20,7 +20,7 @@ use ringbuf::HeapRb;
 use crate::render::stream::{StreamReader, StreamReaders, STAGING_FRAMES};
 use crate::settings::EngineSettings;
 use crate::sound::loader::{Loader, Request, Worker};
-use crate::sound::stream::StreamShared;
+use crate::sound::stream::{StreamShared, StreamSource};
 use crate::stats::Counters;
 
 /// The furthest frame a seek goes (2^31: 12 hours at 48 kHz), so a voice's
@@ -55,6 +55,13 @@ impl StreamSlots {
     /// The next epoch for slot `k` (never 0).
     fn next_epoch(&self, k: usize) -> u32 {
         self.given[k].wrapping_add(1).max(1)
+    }
+
+    /// The audio side was sent `req`'s epoch: the slot is its until the
+    /// audio side releases it, and the loader decodes for it.
+    fn give_out(&mut self, req: Request) {
+        self.given[req.slot] = req.epoch;
+        self.loader.send(req);
     }
 
     /// True while any slot's play is not over on the audio side.
@@ -113,11 +120,9 @@ impl Controller {
         game: &mut GameState,
         id: u64,
         sound: &crate::Sound,
+        source: &Arc<StreamSource>,
         params: ValidParams,
     ) -> Result<usize, PlayError> {
-        let Some(source) = sound.data.stream.clone() else {
-            return Err(PlayError::EngineStopped);
-        };
         if self.shared.counters.mixer_gone() {
             return Err(PlayError::EngineStopped);
         }
@@ -143,12 +148,10 @@ impl Controller {
                 epoch,
             }),
         })?;
-        let slots = &mut game.streams;
-        slots.given[k] = epoch;
-        slots.loader.send(Request {
+        game.streams.give_out(Request {
             slot: k,
             epoch,
-            source,
+            source: Arc::clone(source),
             looping: params.looping,
             from: 0,
         });
@@ -212,9 +215,7 @@ impl Controller {
                 epoch,
             }),
         })?;
-        let slots = &mut game.streams;
-        slots.given[k] = epoch;
-        slots.loader.send(Request {
+        game.streams.give_out(Request {
             slot: k,
             epoch,
             source,

@@ -378,13 +378,7 @@ impl Voice {
         } else {
             period
         };
-        let mut done = 0;
-        if self.delay > 0 && self.phase != Phase::Paused {
-            // A scheduled start: silence until its first sample.
-            let wait = (self.delay as usize).min(total);
-            self.delay -= wait as u32;
-            done = wait;
-        }
+        let mut done = self.wait_for_start(total);
         loop {
             if self.is_finished() {
                 return Some(done);
@@ -413,12 +407,7 @@ impl Voice {
                 done += 1;
                 continue;
             }
-            let until_limit = ((limit << FRAC_BITS) - self.pos).div_ceil(self.step);
-            let mut n = ((total - done) as u64).min(until_limit) as usize;
-            if self.ramp_left > 0 {
-                n = n.min(self.ramp_left as usize);
-            }
-            let end = done + n;
+            let end = done + self.segment_frames(total - done, limit);
             self.render_segment(&mut l[done..end], &mut r[done..end], isa, tiled);
             done = end;
         }
@@ -631,7 +620,55 @@ impl Voice {
     /// the data they read (the sound, or its loop tile when `tiled`).
     #[inline(always)]
     fn render_segment(&mut self, l: &mut [f32], r: &mut [f32], isa: Isa, tiled: bool) {
-        let n = l.len();
+        let sound = &*self.sound;
+        let data = match sound.loop_tile().filter(|_| tiled) {
+            Some(tile) => &tile.samples,
+            None => &sound.samples,
+        };
+        let d = self.mix_segment(data, self.pos, l, r, isa);
+        self.advance(l.len(), d);
+    }
+
+    /// Silence for the frames (of `total`) still before a scheduled start;
+    /// returns how many. A paused voice's wait holds.
+    #[inline(always)]
+    fn wait_for_start(&mut self, total: usize) -> usize {
+        if self.delay == 0 || self.phase == Phase::Paused {
+            return 0;
+        }
+        let wait = (self.delay as usize).min(total);
+        self.delay -= wait as u32;
+        wait
+    }
+
+    /// Output frames of the next segment: at most `left`, none past the
+    /// frame whose interpolation would read past source frame `limit`,
+    /// none past the end of a gain ramp.
+    #[inline(always)]
+    fn segment_frames(&self, left: usize, limit: u64) -> usize {
+        let until_limit = ((limit << FRAC_BITS) - self.pos).div_ceil(self.step);
+        let n = (left as u64).min(until_limit) as usize;
+        if self.ramp_left > 0 {
+            n.min(self.ramp_left as usize)
+        } else {
+            n
+        }
+    }
+
+    /// Mixes `l.len()` frames of `data` (interleaved, the sound's channels)
+    /// from position `pos` (32.32, in `data`'s frames) into `l`, `r` with
+    /// the voice's gain and ramp; returns the ramp's per-frame step for
+    /// [`Voice::advance`]. The segment arithmetic must keep the reads
+    /// within `data` (asserted in debug builds).
+    #[inline(always)]
+    fn mix_segment(
+        &self,
+        data: &[f32],
+        pos: u64,
+        l: &mut [f32],
+        r: &mut [f32],
+        isa: Isa,
+    ) -> [f32; 2] {
         let d = self.ramp_delta();
         let gain = Gain {
             l: self.gain[0],
@@ -639,23 +676,24 @@ impl Voice {
             dl: d[0],
             dr: d[1],
         };
-        let sound = &*self.sound;
-        let data = match sound.loop_tile().filter(|_| tiled) {
-            Some(tile) => &tile.samples,
-            None => &sound.samples,
-        };
         let ok = kernel::mix(
             isa,
-            sound.channels,
+            self.sound.channels,
             data,
-            self.pos,
+            pos,
             self.step,
             l,
             r,
             gain,
             self.ramp_left > 0,
         );
-        debug_assert!(ok, "segment arithmetic let a segment read past the sound");
+        debug_assert!(ok, "segment arithmetic let a segment read past its data");
+        d
+    }
+
+    /// Moves the position and the gain ramp on by `n` rendered frames.
+    #[inline(always)]
+    fn advance(&mut self, n: usize, d: [f32; 2]) {
         self.pos += self.step * n as u64;
         self.advance_ramp(n as u32, d);
     }

@@ -6,7 +6,7 @@
 //! after its end), so the voice sees one long stream.
 
 use super::{Phase, Voice};
-use crate::render::kernel::{self, Gain, FRAC_BITS};
+use crate::render::kernel::FRAC_BITS;
 use crate::render::stream::StreamReader;
 use crate::simd::Isa;
 
@@ -43,13 +43,7 @@ impl Voice {
         reader: &mut StreamReader,
     ) -> Option<usize> {
         let total = l.len().min(r.len());
-        let mut done = 0;
-        if self.delay > 0 && self.phase != Phase::Paused {
-            let wait = (self.delay as usize).min(total);
-            self.delay -= wait as u32;
-            done = wait;
-        }
-        let channels = self.sound.channels;
+        let mut done = self.wait_for_start(total);
         if reader.base() >= REBASE_FRAMES {
             // Hours into a loop: frame numbers moved back together.
             let shift = reader.base();
@@ -82,33 +76,17 @@ impl Voice {
             if idx >= limit || idx < base {
                 return self.starve(total - done, done, reader);
             }
-            let until_limit = ((limit << FRAC_BITS) - self.pos).div_ceil(self.step);
-            let mut n = ((total - done) as u64).min(until_limit) as usize;
-            if self.ramp_left > 0 {
-                n = n.min(self.ramp_left as usize);
-            }
-            let d = self.ramp_delta();
-            let gain = Gain {
-                l: self.gain[0],
-                r: self.gain[1],
-                dl: d[0],
-                dr: d[1],
-            };
-            let ok = kernel::mix(
-                isa,
-                channels,
+            let n = self.segment_frames(total - done, limit);
+            let from = self.pos - (base << FRAC_BITS);
+            let d = self.mix_segment(
                 window.data,
-                self.pos - (base << FRAC_BITS),
-                self.step,
+                from,
                 &mut l[done..done + n],
                 &mut r[done..done + n],
-                gain,
-                self.ramp_left > 0,
+                isa,
             );
-            debug_assert!(ok, "a streamed segment read past its window");
             reader.fed();
-            self.pos += self.step * n as u64;
-            self.advance_ramp(n as u32, d);
+            self.advance(n, d);
             done += n;
         }
     }
