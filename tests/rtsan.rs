@@ -13,7 +13,7 @@ use common::*;
 use std::time::Duration;
 
 use voicepool::{
-    Engine, EngineSettings, GroupSettings, OfflineEngine, PlayParams, Sound, StealPolicy,
+    Engine, EngineSettings, Event, GroupSettings, OfflineEngine, PlayParams, Sound, StealPolicy,
 };
 
 /// Plays, stops, parameter changes and steals on a small pool with odd block
@@ -194,7 +194,12 @@ fn streaming_churn_in_realtime_context() {
 
 /// The loader on its own thread (as a live engine runs it) feeding a
 /// mixer driven like a custom audio callback: streamed plays read rings
-/// the loader thread fills concurrently.
+/// the loader thread fills concurrently, and slots pass from play to play.
+///
+/// Nothing here depends on how fast the loader runs (a debug build under
+/// RTSan on a busy machine decodes slower than real time): each step waits
+/// for the event it needs, however many blocks that takes, up to a
+/// generous wall-clock bound.
 #[test]
 fn streams_fed_by_the_loader_thread_in_realtime_context() {
     let dir = support::Scratch::new("rtsan-stream-thread");
@@ -207,7 +212,7 @@ fn streams_fed_by_the_loader_thread_in_realtime_context() {
         "2",
         file.to_str().unwrap(),
         "synth",
-        "3",
+        "0.5",
         "sine",
         "440",
     ]);
@@ -218,22 +223,93 @@ fn streams_fed_by_the_loader_thread_in_realtime_context() {
         ..Default::default()
     })
     .unwrap();
-    let mut buf = vec![0.0f32; 2 * 480];
-    let mut heard = false;
-    for i in 0..2_000 {
-        if i % 150 == 0 {
-            let _ = engine.play(&music, PlayParams::default().looping(i % 300 == 0));
-        }
-        mixer.process(&mut buf);
-        heard |= buf.iter().any(|&s| s != 0.0);
-        if i % 10 == 0 {
-            engine.drain_events().for_each(drop);
-            // Roughly real time, so the loader keeps up most of the time.
-            std::thread::sleep(Duration::from_millis(2));
+    let mut live = LiveRun {
+        buf: vec![0.0; 2 * 480],
+        events: Vec::new(),
+        heard: false,
+        deadline: std::time::Instant::now() + Duration::from_secs(120),
+    };
+    // A loop holds one slot throughout; one-shots take the other in turn,
+    // each played as soon as the slot of the one before is handed back.
+    let looped = live.play(&mut engine, &mut mixer, &music, true);
+    let mut plays = vec![looped];
+    for _ in 0..3 {
+        let shot = live.play(&mut engine, &mut mixer, &music, false);
+        live.run_until(&mut engine, &mut mixer, |e| {
+            e.contains(&Event::Ended { voice: shot })
+        });
+        plays.push(shot);
+    }
+    engine.stop(looped).unwrap();
+    live.run_until(&mut engine, &mut mixer, |e| {
+        e.contains(&Event::Ended { voice: looped })
+    });
+    assert!(live.heard);
+    for voice in plays {
+        let starts = live
+            .events
+            .iter()
+            .filter(|e| **e == Event::Started { voice })
+            .count();
+        let ends = live
+            .events
+            .iter()
+            .filter(|e| e.voice() == Some(voice) && e.is_terminal())
+            .count();
+        assert_eq!((starts, ends), (1, 1), "{voice:?}: {:?}", live.events);
+    }
+}
+
+/// A mixer driven block by block like an audio callback, about ten times
+/// faster than real time, with the events it produced.
+struct LiveRun {
+    buf: Vec<f32>,
+    events: Vec<Event>,
+    heard: bool,
+    deadline: std::time::Instant,
+}
+
+impl LiveRun {
+    fn block(&mut self, engine: &mut Engine, mixer: &mut voicepool::Mixer) {
+        assert!(
+            std::time::Instant::now() < self.deadline,
+            "no progress in 120 s: {:?}\n{:?}",
+            engine.stats(),
+            self.events
+        );
+        mixer.process(&mut self.buf);
+        self.heard |= self.buf.iter().any(|&s| s != 0.0);
+        self.events.extend(engine.drain_events());
+        std::thread::sleep(Duration::from_millis(1));
+    }
+
+    /// Plays `sound`, rendering blocks while every stream slot is busy.
+    fn play(
+        &mut self,
+        engine: &mut Engine,
+        mixer: &mut voicepool::Mixer,
+        sound: &Sound,
+        looping: bool,
+    ) -> voicepool::VoiceHandle {
+        loop {
+            match engine.play(sound, PlayParams::default().looping(looping)) {
+                Ok(voice) => return voice,
+                Err(voicepool::PlayError::TooManyStreams { .. }) => self.block(engine, mixer),
+                Err(e) => panic!("{e}"),
+            }
         }
     }
-    assert!(heard);
-    assert!(engine.stats().started >= 3, "{:?}", engine.stats());
+
+    fn run_until(
+        &mut self,
+        engine: &mut Engine,
+        mixer: &mut voicepool::Mixer,
+        done: impl Fn(&[Event]) -> bool,
+    ) {
+        while !done(&self.events) {
+            self.block(engine, mixer);
+        }
+    }
 }
 
 #[cfg(feature = "rtsan-selftest")]
