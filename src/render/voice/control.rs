@@ -1,0 +1,140 @@
+//! What the game's commands do to a voice: volume, pan and pitch (each
+//! reached over a short ramp), fades, pause and resume, stop. Each sets a
+//! target and a ramp; [`Voice::render`] and [`Voice::skip`] move toward it.
+//!
+//! Real-time contract: applied on the audio thread as commands are drained;
+//! plain arithmetic on the voice, nothing allocated or locked.
+
+use super::{pan_gains, step_for, Phase, Voice};
+
+impl Voice {
+    /// Heads for `volume` over exactly `frames` (a fade the game asked
+    /// for: unlike [`Voice::set_volume`], its length is the caller's, and
+    /// it replaces a ramp in progress). Linear in amplitude. While paused,
+    /// the fade runs on from the resume.
+    pub(crate) fn fade_volume(&mut self, volume: f32, frames: u32) {
+        self.volume = volume;
+        match self.phase {
+            Phase::Playing => {
+                self.ramp_to(pan_gains(volume, self.pan, self.sound.channels), frames)
+            }
+            Phase::Pausing | Phase::Paused => self.resume_ramp = frames,
+            Phase::Stopping => {}
+        }
+    }
+
+    /// Fades out over `frames` (scaled by how loud it is now against its
+    /// full gain: a voice still silent at the start of a fade-in, or just
+    /// paused and resumed, holds at once, never moving on unheard), then
+    /// holds its position (rendering nothing) until [`Voice::resume`].
+    /// Does nothing unless playing.
+    pub(crate) fn pause(&mut self, frames: u32) {
+        if self.phase != Phase::Playing {
+            return;
+        }
+        if self.delay > 0 {
+            // Not sounding yet: it holds at once, and its wait with it.
+            self.resume_ramp = self.ramp_left;
+            self.phase = Phase::Paused;
+            return;
+        }
+        let full = pan_gains(self.volume, self.pan, self.sound.channels);
+        let full = full[0].max(full[1]);
+        let share = if full > 0.0 {
+            (self.peak_gain() / full).min(1.0)
+        } else {
+            0.0
+        };
+        let frames = (frames as f32 * share).ceil() as u32;
+        self.resume_ramp = self.ramp_left;
+        self.phase = Phase::Pausing;
+        self.ramp_to([0.0; 2], frames);
+        if frames == 0 {
+            self.phase = Phase::Paused;
+        }
+    }
+
+    /// Fades back in (over `frames`, or what was left of a fade the pause
+    /// interrupted, whichever is longer) from where the pause left it.
+    /// Does nothing unless pausing or paused.
+    pub(crate) fn resume(&mut self, frames: u32) {
+        if !matches!(self.phase, Phase::Pausing | Phase::Paused) {
+            return;
+        }
+        self.phase = Phase::Playing;
+        let target = pan_gains(self.volume, self.pan, self.sound.channels);
+        self.ramp_to(target, frames.max(self.resume_ramp));
+    }
+
+    /// True while it waits for a scheduled start (silent so far).
+    pub(crate) fn is_waiting(&self) -> bool {
+        self.delay > 0
+    }
+
+    /// True while paused or fading for a pause: it would come back silent.
+    pub(crate) fn is_held(&self) -> bool {
+        matches!(self.phase, Phase::Pausing | Phase::Paused)
+    }
+
+    /// True while stopping (fading to its end, or stopped while frozen).
+    pub(crate) fn is_stopping(&self) -> bool {
+        self.phase == Phase::Stopping
+    }
+
+    /// Changes volume, ramping over `ramp` frames. Ignored while stopping.
+    pub(crate) fn set_volume(&mut self, volume: f32, ramp: u32) {
+        self.volume = volume;
+        self.retarget(ramp);
+    }
+
+    /// Changes pan, ramping over `ramp` frames. Ignored while stopping.
+    pub(crate) fn set_pan(&mut self, pan: f32, ramp: u32) {
+        self.pan = pan;
+        self.retarget(ramp);
+    }
+
+    /// Changes pitch from the next frame on.
+    pub(crate) fn set_pitch(&mut self, pitch: f32, out_rate: u32) {
+        self.step = step_for(self.sound.sample_rate, out_rate, pitch);
+    }
+
+    /// Heads for the gains of the current volume and pan. A ramp already
+    /// under way (a fade-in, or an earlier change) is never shortened: a
+    /// fade keeps its end time and goes on toward the new target.
+    fn retarget(&mut self, ramp: u32) {
+        if self.phase != Phase::Playing {
+            return;
+        }
+        let ramp = ramp.max(self.ramp_left);
+        self.ramp_to(pan_gains(self.volume, self.pan, self.sound.channels), ramp);
+    }
+
+    pub(super) fn ramp_to(&mut self, target: [f32; 2], ramp: u32) {
+        self.target = target;
+        self.ramp_left = ramp;
+        if ramp == 0 {
+            self.gain = target;
+        }
+    }
+
+    /// Starts a fade to silence over `frames`; the voice ends when it is silent.
+    /// A voice already stopping (or fading for a pause) keeps the shorter of
+    /// the two fades; a paused voice, already silent, ends at once.
+    pub(crate) fn stop(&mut self, frames: u32) {
+        if self.delay > 0 {
+            // Still waiting for its start: silent, so it ends at once.
+            self.delay = 0;
+            self.phase = Phase::Stopping;
+            self.ramp_to([0.0; 2], 0);
+            return;
+        }
+        let frames = match self.phase {
+            Phase::Stopping if self.ramp_left <= frames => return,
+            Phase::Pausing => frames.min(self.ramp_left),
+            Phase::Paused => 0,
+            _ => frames,
+        };
+        self.phase = Phase::Stopping;
+        self.ramp_to([0.0; 2], frames);
+    }
+}
