@@ -11,60 +11,22 @@
 //! data callback (between the `Enter` and `Exit` of its hook).
 #![cfg(target_os = "linux")]
 
+#[path = "support/callback_alloc.rs"]
+mod callback_alloc;
+
 #[path = "../examples/jack_soak/storm.rs"]
 mod storm;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
+use callback_alloc::{hook, CALLBACK_ALLOCS};
 use std::process::Command;
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 use cpal::traits::{DeviceTrait, HostTrait, StreamTrait};
 use storm::{Jackd, Ledger};
-use voicepool::output::cpal::CallbackPhase;
 use voicepool::{
     AudioEngine, EngineSettings, Event, OfflineEngine, PlayParams, Sound, StreamErrorKind,
 };
-
-struct CountingAlloc;
-
-thread_local! {
-    static IN_CALLBACK: Cell<bool> = const { Cell::new(false) };
-}
-static CALLBACK_ALLOCS: AtomicUsize = AtomicUsize::new(0);
-
-fn note_if_in_callback() {
-    if IN_CALLBACK.try_with(Cell::get).unwrap_or(false) {
-        CALLBACK_ALLOCS.fetch_add(1, Relaxed);
-    }
-}
-
-unsafe impl GlobalAlloc for CountingAlloc {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note_if_in_callback();
-        System.alloc(layout)
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        note_if_in_callback();
-        System.dealloc(ptr, layout)
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note_if_in_callback();
-        System.alloc_zeroed(layout)
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note_if_in_callback();
-        System.realloc(ptr, layout, new_size)
-    }
-}
-
-#[global_allocator]
-static ALLOC: CountingAlloc = CountingAlloc;
-
-fn hook(phase: CallbackPhase) {
-    IN_CALLBACK.with(|c| c.set(phase == CallbackPhase::Enter));
-}
 
 /// A failsafe against a hang, not a speed requirement.
 const GIVE_UP: Duration = Duration::from_secs(120);

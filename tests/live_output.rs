@@ -12,64 +12,20 @@
 //! on the audio thread.
 #![cfg(target_os = "linux")]
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
+#[path = "support/callback_alloc.rs"]
+mod callback_alloc;
+
+use callback_alloc::{as_if_in_callback, hook, CALLBACKS, CALLBACK_ALLOCS};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, Instant};
 
-use voicepool::output::cpal::{CallbackPhase, DeviceSampleFormat};
+use voicepool::output::cpal::DeviceSampleFormat;
 use voicepool::{
     AudioEngine, EngineError, EngineSettings, Event, OfflineEngine, PlayParams, Sound, StealPolicy,
     StreamErrorKind,
 };
-
-struct CountingAlloc;
-
-thread_local! {
-    static IN_CALLBACK: Cell<bool> = const { Cell::new(false) };
-}
-static CALLBACK_ALLOCS: AtomicUsize = AtomicUsize::new(0);
-static CALLBACKS: AtomicUsize = AtomicUsize::new(0);
-
-fn note_if_in_callback() {
-    if IN_CALLBACK.try_with(Cell::get).unwrap_or(false) {
-        CALLBACK_ALLOCS.fetch_add(1, Relaxed);
-    }
-}
-
-unsafe impl GlobalAlloc for CountingAlloc {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note_if_in_callback();
-        System.alloc(layout)
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        note_if_in_callback();
-        System.dealloc(ptr, layout)
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note_if_in_callback();
-        System.alloc_zeroed(layout)
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note_if_in_callback();
-        System.realloc(ptr, layout, new_size)
-    }
-}
-
-#[global_allocator]
-static ALLOC: CountingAlloc = CountingAlloc;
-
-fn hook(phase: CallbackPhase) {
-    match phase {
-        CallbackPhase::Enter => {
-            CALLBACKS.fetch_add(1, Relaxed);
-            IN_CALLBACK.with(|c| c.set(true));
-        }
-        CallbackPhase::Exit => IN_CALLBACK.with(|c| c.set(false)),
-    }
-}
 
 const SYSTEM_ALSA_CONF: &str = "/usr/share/alsa/alsa.conf";
 /// A failsafe against a hung stream, not a speed requirement.
@@ -367,9 +323,7 @@ fn tone(seconds: f32, freq: f32, decay: f32) -> Sound {
 /// of sparkles from the game thread and a second thread, into 12 voices.
 fn wand_storm() {
     // The counter itself works: an allocation while the flag is up counts.
-    IN_CALLBACK.with(|c| c.set(true));
-    drop(std::hint::black_box(vec![1u8; 64]));
-    IN_CALLBACK.with(|c| c.set(false));
+    as_if_in_callback(|| drop(std::hint::black_box(vec![1u8; 64])));
     assert_eq!(
         CALLBACK_ALLOCS.swap(0, Relaxed),
         2,
