@@ -14,12 +14,15 @@
 
 #[path = "support/callback_alloc.rs"]
 mod callback_alloc;
+#[path = "../examples/jack_soak/storm.rs"]
+mod storm;
 
 use callback_alloc::{as_if_in_callback, hook, CALLBACKS, CALLBACK_ALLOCS};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, Instant};
+use storm::{tone, Lcg};
 
 use voicepool::output::cpal::DeviceSampleFormat;
 use voicepool::{
@@ -297,28 +300,6 @@ fn compare_with_offline(capture: &Path, want: DeviceSampleFormat) {
 }
 
 /// A deterministic pseudo-random sequence (no dependency needed).
-struct Lcg(u64);
-impl Lcg {
-    fn next(&mut self) -> f32 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 40) as f32 / (1u64 << 24) as f32
-    }
-}
-
-fn tone(seconds: f32, freq: f32, decay: f32) -> Sound {
-    let n = (48_000.0 * seconds) as usize;
-    let samples = (0..n)
-        .map(|i| {
-            let t = i as f32 / 48_000.0;
-            (t * freq * std::f32::consts::TAU).sin() * (-t * decay).exp() * 0.5
-        })
-        .collect();
-    Sound::from_samples(1, 48_000, samples).unwrap()
-}
-
 /// The demo's kind of load: a protected ambience loop, swishes and bursts
 /// of sparkles from the game thread and a second thread, into 12 voices.
 fn wand_storm() {
