@@ -25,7 +25,8 @@ use std::time::{Duration, Instant};
 use cpal::traits::{DeviceTrait, HostTrait, StreamTrait};
 use storm::{Jackd, Ledger};
 use voicepool::{
-    AudioEngine, EngineSettings, Event, OfflineEngine, PlayParams, Sound, StreamErrorKind,
+    AudioEngine, EngineError, EngineSettings, Event, OfflineEngine, PlayParams, Sound,
+    StreamErrorKind,
 };
 
 /// A failsafe against a hang, not a speed requirement.
@@ -110,6 +111,30 @@ fn settings() -> EngineSettings {
     }
 }
 
+/// Opens the engine on the JACK server just started, with the callback
+/// hook. A server that `jack_wait` reports running can still refuse a
+/// client for a moment (cpal then sees only some of its devices, and the
+/// engine reports `NoDevice`), so that error is retried for up to 10 s;
+/// any other fails at once.
+fn open(hooked: bool) -> AudioEngine {
+    let start = Instant::now();
+    loop {
+        let opened = if hooked {
+            AudioEngine::start_with_hook(settings(), hook)
+        } else {
+            AudioEngine::start(settings())
+        };
+        match opened {
+            Ok(engine) => return engine,
+            Err(EngineError::NoDevice(why)) if start.elapsed() < Duration::from_secs(10) => {
+                println!("jack: not open yet ({why}); retrying");
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            Err(e) => panic!("JACK opens: {e}"),
+        }
+    }
+}
+
 fn wait_for<T>(what: &str, mut done: impl FnMut() -> Option<T>) -> T {
     let start = Instant::now();
     loop {
@@ -183,7 +208,7 @@ fn monitor() -> cpal::Stream {
 /// Kills the JACK server under a running engine and starts it again.
 fn recover(server: &str) {
     let jackd = Jackd::start(server, 48_000, 256).unwrap();
-    let mut engine = AudioEngine::start_with_hook(settings(), hook).expect("JACK opens");
+    let mut engine = open(true);
     let info = engine.info();
     println!("jack: opened {info:?}");
     assert_eq!(info.sample_rate, 48_000);
@@ -319,7 +344,7 @@ fn recover(server: &str) {
 /// it then returns the mixer at once.
 fn retrying(server: &str) {
     let jackd = Jackd::start(server, 48_000, 256).unwrap();
-    let mut engine = AudioEngine::start(settings()).expect("JACK opens");
+    let mut engine = open(false);
     let looped = storm::tone(1.0, 220.0, 0.0);
     let h = engine
         .play(&looped, PlayParams::default().looping(true))
@@ -353,8 +378,10 @@ fn retrying(server: &str) {
 /// is busy. Asserts what cannot be noise; reports the deadline figures.
 fn soak(server: &str) {
     let _jackd = Jackd::start(server, 48_000, 256).unwrap();
+    // Opened before the cores are made busy: a busy machine can make the
+    // server too slow to take a new client at all.
+    let mut engine = open(true);
     let load = storm::Load::start();
-    let mut engine = AudioEngine::start_with_hook(settings(), hook).expect("JACK opens");
     let out = storm::storm(&mut engine, 8.0, |_| {});
     drop(load);
     drop(engine);

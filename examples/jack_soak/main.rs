@@ -46,7 +46,8 @@ fn main() {
         eprintln!("jack_soak: {e}");
         std::process::exit(1);
     });
-    let background = load.then(storm::Load::start);
+    // The engine opens before the cores are made busy: a busy machine can
+    // make the server too slow to take a new client at all.
     let mut engine = AudioEngine::start(EngineSettings {
         host: Some("JACK".into()),
         voices: 12,
@@ -58,6 +59,7 @@ fn main() {
         eprintln!("jack_soak: {e}");
         std::process::exit(1);
     });
+    let background = load.then(storm::Load::start);
     let info = engine.info();
     println!(
         "jack_soak: {} at {} Hz, {}-frame periods; {} busy background processes; {minutes} min",
