@@ -72,6 +72,10 @@ pub enum PlayError {
         /// `EngineSettings::streams`.
         max: usize,
     },
+    /// A streamed sound's play when the engine's stream loader thread
+    /// could not be started (the system refused a new thread). Nothing was
+    /// sent; a later play tries to start it again.
+    LoaderUnavailable,
 }
 
 impl fmt::Display for PlayError {
@@ -100,6 +104,10 @@ impl fmt::Display for PlayError {
             PlayError::TooManyStreams { max } => write!(
                 f,
                 "all {max} streams are playing (raise EngineSettings::streams)"
+            ),
+            PlayError::LoaderUnavailable => write!(
+                f,
+                "the stream loader thread could not be started (the system refused a thread)"
             ),
         }
     }

@@ -410,6 +410,58 @@ fn the_loader_thread_feeds_a_mixer_driven_like_a_callback() {
     }
 }
 
+/// When the system will not start the loader's thread, a streamed play is
+/// refused with `LoaderUnavailable` at once: nothing is sent, no slot is
+/// taken, no event comes, decoded sounds play on. Once a thread can start,
+/// the next streamed play starts it and plays to its one terminal event.
+#[test]
+fn a_loader_thread_that_cannot_start_refuses_the_play_and_loses_nothing() {
+    let dir = Scratch::new("streaming-no-thread");
+    let (_, file) = files(&dir, 22_050).remove(0);
+    let streamed = Sound::stream_file(&file).unwrap();
+    let blip = Sound::from_samples(1, 48_000, vec![0.25; 480]).unwrap();
+    let (mut engine, mut mixer) = voicepool::Engine::new(EngineSettings {
+        streams: 1,
+        ..Default::default()
+    })
+    .unwrap();
+    engine.refuse_stream_loader_thread(true);
+    for _ in 0..3 {
+        assert_eq!(
+            engine.play(&streamed, PlayParams::default()),
+            Err(PlayError::LoaderUnavailable)
+        );
+    }
+    let b = engine.play(&blip, PlayParams::default()).unwrap();
+    let mut block = vec![0.0f32; 2 * 480];
+    mixer.process(&mut block);
+    assert!(block.iter().any(|&s| s != 0.0), "decoded sounds play on");
+    mixer.process(&mut block);
+    let events: Vec<Event> = engine.drain_events().collect();
+    assert_eq!(
+        events,
+        [Event::Started { voice: b }, Event::Ended { voice: b }]
+    );
+    assert_eq!((engine.stats().started, engine.stats().streams), (1, 0));
+
+    engine.refuse_stream_loader_thread(false);
+    // The one stream slot is free: the refused plays took none.
+    let h = engine.play(&streamed, PlayParams::default()).unwrap();
+    let (mut heard, mut events) = (false, Vec::new());
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while engine.is_playing(h) {
+        assert!(std::time::Instant::now() < deadline, "{:?}", engine.stats());
+        mixer.process(&mut block);
+        heard |= block.iter().any(|&s| s != 0.0);
+        events.extend(engine.drain_events());
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    events.extend(engine.drain_events());
+    assert!(heard);
+    let terminal: Vec<_> = events.iter().filter(|e| e.is_terminal()).collect();
+    assert_eq!(terminal, [&Event::Ended { voice: h }]);
+}
+
 /// Errors name the file and the reason, as `Sound::from_file` does.
 #[test]
 fn stream_file_errors_name_the_file() {

@@ -74,6 +74,12 @@ impl StreamSlots {
         self.loader.make_inline();
     }
 
+    /// See [`Loader::refuse_thread`].
+    #[cfg(feature = "hooks")]
+    pub(super) fn refuse_loader_thread(&mut self, refuse: bool) {
+        self.loader.refuse_thread(refuse);
+    }
+
     /// Offline: fills every ring.
     pub(super) fn pump_all(&mut self) {
         self.loader.pump_all();
@@ -132,6 +138,9 @@ impl Controller {
                 max: slots.shared.len(),
             });
         };
+        if !slots.loader.start() {
+            return Err(PlayError::LoaderUnavailable);
+        }
         let epoch = slots.next_epoch(k);
         let params = ValidParams {
             // A stolen stream ends: it cannot keep time silently.
@@ -156,6 +165,15 @@ impl Controller {
             from: 0,
         });
         Ok(k)
+    }
+
+    /// Makes the stream loader's thread fail to start, as if the system
+    /// refused a new thread (`true`), or lets it start again (tests of
+    /// [`PlayError::LoaderUnavailable`]). Only before the thread has
+    /// started: a running loader is not stopped.
+    #[cfg(feature = "hooks")]
+    pub fn refuse_stream_loader_thread(&self, refuse: bool) {
+        self.lock().streams.refuse_loader_thread(refuse);
     }
 
     /// Moves the voice to `position` in its sound (from the sound's start,

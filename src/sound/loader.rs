@@ -304,6 +304,8 @@ fn decode_more(job: &mut Job) -> Result<bool, ()> {
 pub(crate) struct Loader {
     requests: Option<Sender<Request>>,
     mode: Mode,
+    /// A test's stand-in for a system that refuses the thread.
+    refuse_thread: bool,
 }
 
 enum Mode {
@@ -319,6 +321,7 @@ impl Loader {
     pub(crate) fn new(requests: Sender<Request>, worker: Worker, threaded: bool) -> Loader {
         Loader {
             requests: Some(requests),
+            refuse_thread: false,
             mode: if threaded {
                 Mode::Idle(Some(worker))
             } else {
@@ -337,29 +340,59 @@ impl Loader {
         }
     }
 
-    /// Hands a request to the loader (starting its thread if need be).
-    pub(crate) fn send(&mut self, req: Request) {
-        if let Mode::Idle(worker) = &mut self.mode {
-            if let Some(mut w) = worker.take() {
-                let spawned = std::thread::Builder::new()
-                    .name("voicepool-loader".into())
-                    .spawn(move || {
-                        let mut busy = false;
-                        loop {
-                            // Straight on while there is work (a deep
-                            // seek, rings with room), else a nap.
-                            let nap = if busy { Duration::ZERO } else { POLL };
-                            match w.requests.recv_timeout(nap) {
-                                Ok(req) => w.queue(req),
-                                Err(RecvTimeoutError::Timeout) => {}
-                                Err(RecvTimeoutError::Disconnected) => return,
-                            }
-                            busy = w.pump();
-                        }
-                    });
-                self.mode = Mode::Thread(spawned.ok());
-            }
+    /// Makes sure the loader can take requests: for a live engine, starts
+    /// its thread at the first call. False if the thread could not be
+    /// started (the system refused a new thread); the worker is kept, so a
+    /// later call tries again.
+    pub(crate) fn start(&mut self) -> bool {
+        let Mode::Idle(worker) = &mut self.mode else {
+            return true;
+        };
+        if worker.is_none() || self.refuse_thread {
+            return false;
         }
+        // The worker is handed over only once the thread exists, so that a
+        // failed spawn (whose closure is dropped) does not take it along.
+        let (hand, take) = crossbeam_channel::bounded::<Worker>(1);
+        let spawned = std::thread::Builder::new()
+            .name("voicepool-loader".into())
+            .spawn(move || {
+                let Ok(mut w) = take.recv() else {
+                    return;
+                };
+                let mut busy = false;
+                loop {
+                    // Straight on while there is work (a deep seek, rings
+                    // with room), else a nap.
+                    let nap = if busy { Duration::ZERO } else { POLL };
+                    match w.requests.recv_timeout(nap) {
+                        Ok(req) => w.queue(req),
+                        Err(RecvTimeoutError::Timeout) => {}
+                        Err(RecvTimeoutError::Disconnected) => return,
+                    }
+                    busy = w.pump();
+                }
+            });
+        let Ok(thread) = spawned else {
+            return false;
+        };
+        if let Some(w) = worker.take() {
+            let _ = hand.send(w);
+        }
+        self.mode = Mode::Thread(Some(thread));
+        true
+    }
+
+    /// Makes [`Loader::start`] fail as if the system refused the thread
+    /// (`true`), or lets it start the thread again (tests).
+    #[cfg(feature = "hooks")]
+    pub(crate) fn refuse_thread(&mut self, refuse: bool) {
+        self.refuse_thread = refuse;
+    }
+
+    /// Hands a request to the loader. (A play makes sure it is started
+    /// first: see [`Loader::start`].)
+    pub(crate) fn send(&mut self, req: Request) {
         if let Some(tx) = &self.requests {
             let _ = tx.send(req);
         }
