@@ -561,11 +561,12 @@ fn live_child() {
         }
         (ok, full)
     });
-    std::thread::sleep(Duration::from_millis(500)); // events pile up unread
-                                                    // The device "goes away" under the churn: the output thread takes the
-                                                    // audio side out of the running stream (whose callbacks then play
-                                                    // silence) and opens the device again; both streams' callbacks run in
-                                                    // the real-time context.
+    // Events pile up unread.
+    std::thread::sleep(Duration::from_millis(500));
+    // The device "goes away" under the churn: the output thread takes the
+    // audio side out of the running stream (whose callbacks then play
+    // silence) and opens the device again; both streams' callbacks run in
+    // the real-time context.
     engine.simulate_device_loss();
     let mut ended = 0;
     while !game.is_finished() {
