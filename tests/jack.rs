@@ -25,8 +25,7 @@ use std::time::{Duration, Instant};
 use cpal::traits::{DeviceTrait, HostTrait, StreamTrait};
 use storm::{Jackd, Ledger};
 use voicepool::{
-    AudioEngine, EngineError, EngineSettings, Event, OfflineEngine, PlayParams, Sound,
-    StreamErrorKind,
+    AudioEngine, EngineSettings, Event, OfflineEngine, PlayParams, Sound, StreamErrorKind,
 };
 
 /// A failsafe against a hang, not a speed requirement.
@@ -112,27 +111,17 @@ fn settings() -> EngineSettings {
 }
 
 /// Opens the engine on the JACK server just started, with the callback
-/// hook. A server that `jack_wait` reports running can still refuse a
-/// client for a moment (cpal then sees only some of its devices, and the
-/// engine reports `NoDevice`), so that error is retried for up to 10 s;
-/// any other fails at once.
+/// hook or without (see [`storm::open_retrying`]; `GIVE_UP` bounds the
+/// retries, a failsafe against a hang, not a speed requirement).
 fn open(hooked: bool) -> AudioEngine {
-    let start = Instant::now();
-    loop {
-        let opened = if hooked {
+    storm::open_retrying(GIVE_UP, || {
+        if hooked {
             AudioEngine::start_with_hook(settings(), hook)
         } else {
             AudioEngine::start(settings())
-        };
-        match opened {
-            Ok(engine) => return engine,
-            Err(EngineError::NoDevice(why)) if start.elapsed() < Duration::from_secs(10) => {
-                println!("jack: not open yet ({why}); retrying");
-                std::thread::sleep(Duration::from_millis(200));
-            }
-            Err(e) => panic!("JACK opens: {e}"),
         }
-    }
+    })
+    .unwrap_or_else(|e| panic!("JACK opens: {e}"))
 }
 
 fn wait_for<T>(what: &str, mut done: impl FnMut() -> Option<T>) -> T {

@@ -299,7 +299,6 @@ fn compare_with_offline(capture: &Path, want: DeviceSampleFormat) {
     assert!(captured[(start + len) * 2..].iter().all(|&s| s == 0.0));
 }
 
-/// A deterministic pseudo-random sequence (no dependency needed).
 /// The demo's kind of load: a protected ambience loop, swishes and bursts
 /// of sparkles from the game thread and a second thread, into 12 voices.
 fn wand_storm() {

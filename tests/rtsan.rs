@@ -273,7 +273,7 @@ impl LiveRun {
     fn block(&mut self, engine: &mut Engine, mixer: &mut voicepool::Mixer) {
         assert!(
             std::time::Instant::now() < self.deadline,
-            "no progress in 120 s: {:?}\n{:?}",
+            "not done within 120 s (a failsafe against a hang): {:?}\n{:?}",
             engine.stats(),
             self.events
         );

@@ -407,6 +407,11 @@ fn the_loader_thread_feeds_a_mixer_driven_like_a_callback() {
     if underruns == 0 {
         let n = want.len().min(out.len() - first);
         assert_eq!(first_difference(&want[..n], &out[first..first + n]), None);
+    } else {
+        // (Offline, every sample is compared whatever the speed:
+        // `a_streamed_play_renders_exactly_what_the_decoded_sound_renders`.
+        // Here only the hand-over between threads is checked.)
+        eprintln!("the loader fell behind: the sample comparison is skipped");
     }
 }
 

@@ -17,6 +17,8 @@
 
 mod storm;
 
+use std::time::Duration;
+
 use voicepool::{AudioEngine, EngineSettings, StealPolicy};
 
 fn main() {
@@ -48,14 +50,17 @@ fn main() {
     });
     // The engine opens before the cores are made busy: a busy machine can
     // make the server too slow to take a new client at all.
-    let mut engine = AudioEngine::start(EngineSettings {
+    let settings = EngineSettings {
         host: Some("JACK".into()),
         voices: 12,
         steal_policy: StealPolicy::Quietest,
         buffer_frames: Some(period),
         ..Default::default()
-    })
-    .unwrap_or_else(|e| {
+    };
+    let opened = storm::open_retrying(Duration::from_secs(30), || {
+        AudioEngine::start(settings.clone())
+    });
+    let mut engine = opened.unwrap_or_else(|e| {
         eprintln!("jack_soak: {e}");
         std::process::exit(1);
     });

@@ -1,5 +1,6 @@
-//! The paced soak's parts, shared by `examples/jack_soak` and `tests/jack.rs`:
-//! a JACK server on the dummy driver (real-time paced, no sound card), a
+//! The paced soak's parts, shared by `examples/jack_soak`, `tests/jack.rs`
+//! and (its sounds) `tests/live_output.rs`: a JACK server on the dummy
+//! driver (real-time paced, no sound card) and opening an engine on it, a
 //! background load that keeps every core busy, and the spell-burst game
 //! loop at 60 Hz with its bookkeeping of terminal events.
 #![allow(dead_code)]
@@ -8,7 +9,9 @@ use std::collections::HashMap;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use voicepool::{AudioEngine, Event, PlayParams, Sound, Stats, TimedEvent, VoiceHandle};
+use voicepool::{
+    AudioEngine, EngineError, Event, PlayParams, Sound, Stats, TimedEvent, VoiceHandle,
+};
 
 /// A `jackd -d dummy` of our own, under a server name of our own (clients
 /// find it through `JACK_DEFAULT_SERVER`). Killed, by its pid, when dropped.
@@ -86,6 +89,27 @@ impl Jackd {
 impl Drop for Jackd {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+/// Opens an engine (`open`) on a JACK server just started. A server that
+/// `jack_wait` reports running can still refuse a client for a moment
+/// (cpal then sees only some of its devices, and the engine says
+/// `NoDevice`), so that error is retried every 200 ms for up to
+/// `patience`; any other is returned at once.
+pub fn open_retrying(
+    patience: Duration,
+    mut open: impl FnMut() -> Result<AudioEngine, EngineError>,
+) -> Result<AudioEngine, EngineError> {
+    let start = Instant::now();
+    loop {
+        match open() {
+            Err(EngineError::NoDevice(why)) if start.elapsed() < patience => {
+                eprintln!("JACK: not open yet ({why}); retrying");
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            opened => return opened,
+        }
     }
 }
 

@@ -103,7 +103,10 @@ impl Controller {
     /// Errors: [`PlayError::InvalidParameter`] for NaN or infinite
     /// parameters, [`PlayError::ForeignHandle`] for a group or bus of
     /// another engine, [`PlayError::QueueFull`] when the audio side is
-    /// behind.
+    /// behind, [`PlayError::EngineStopped`] once the mixer is gone; for a
+    /// streamed sound also [`PlayError::TooManyStreams`] when every stream
+    /// slot is in use and [`PlayError::LoaderUnavailable`] when the stream
+    /// loader's thread cannot run. Nothing is sent on an error.
     ///
     /// ```
     /// use voicepool::{Event, OfflineEngine, EngineSettings, PlayParams, Sound};

@@ -3,8 +3,10 @@
 //!
 //! A slot is free when the audio side has released the epoch last given
 //! out on it (`sound::stream`'s hand-over protocol). The game side claims
-//! a free slot for a play, sends the play, then asks the loader to decode
-//! for it; a seek is a new epoch on the same slot.
+//! a free slot for a play, makes sure the loader runs (starting its thread
+//! at the first streamed play; a refused thread refuses the play), sends
+//! the play, then asks the loader to decode for it; a seek is a new epoch
+//! on the same slot.
 
 use std::sync::atomic::Ordering::Acquire;
 use std::sync::Arc;
@@ -119,8 +121,9 @@ pub(super) fn make(settings: &EngineSettings, counters: &Counters) -> (StreamRea
 }
 
 impl Controller {
-    /// `play` for a streamed sound: claims a slot, sends the play, starts
-    /// the loader on it. Returns the slot.
+    /// `play` for a streamed sound: claims a slot, makes sure the loader
+    /// runs, sends the play, asks the loader to decode for it. Returns the
+    /// slot.
     pub(super) fn play_stream(
         &self,
         game: &mut GameState,

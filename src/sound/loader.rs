@@ -299,12 +299,14 @@ fn decode_more(job: &mut Job) -> Result<bool, ()> {
 }
 
 /// The game side's handle on the loader: a channel of requests, and either
-/// the loader thread (started at the first request) or, for an offline
-/// engine, the worker itself, run by [`Loader::pump_all`].
+/// the loader thread (started by [`Loader::start`] at the first streamed
+/// play, and tried again at the next if the system refused it) or, for an
+/// offline engine, the worker itself, run by [`Loader::pump_all`].
 pub(crate) struct Loader {
     requests: Option<Sender<Request>>,
     mode: Mode,
     /// A test's stand-in for a system that refuses the thread.
+    #[cfg(feature = "hooks")]
     refuse_thread: bool,
 }
 
@@ -321,6 +323,7 @@ impl Loader {
     pub(crate) fn new(requests: Sender<Request>, worker: Worker, threaded: bool) -> Loader {
         Loader {
             requests: Some(requests),
+            #[cfg(feature = "hooks")]
             refuse_thread: false,
             mode: if threaded {
                 Mode::Idle(Some(worker))
@@ -342,44 +345,51 @@ impl Loader {
 
     /// Makes sure the loader can take requests: for a live engine, starts
     /// its thread at the first call. False if the thread could not be
-    /// started (the system refused a new thread); the worker is kept, so a
-    /// later call tries again.
+    /// started (the system refused a new thread: the worker is kept, so a
+    /// later call tries again), or if it has died (it returns only once
+    /// this handle is dropped, so a finished one panicked).
     pub(crate) fn start(&mut self) -> bool {
-        let Mode::Idle(worker) = &mut self.mode else {
-            return true;
-        };
-        if worker.is_none() || self.refuse_thread {
-            return false;
+        match &self.mode {
+            Mode::Inline(_) => return true,
+            Mode::Thread(handle) => return handle.as_ref().is_some_and(|h| !h.is_finished()),
+            Mode::Idle(worker) => debug_assert!(worker.is_some(), "an idle loader has its worker"),
         }
         // The worker is handed over only once the thread exists, so that a
-        // failed spawn (whose closure is dropped) does not take it along.
+        // refused spawn (which drops the closure) does not take it along.
         let (hand, take) = crossbeam_channel::bounded::<Worker>(1);
-        let spawned = std::thread::Builder::new()
-            .name("voicepool-loader".into())
-            .spawn(move || {
-                let Ok(mut w) = take.recv() else {
-                    return;
-                };
-                let mut busy = false;
-                loop {
-                    // Straight on while there is work (a deep seek, rings
-                    // with room), else a nap.
-                    let nap = if busy { Duration::ZERO } else { POLL };
-                    match w.requests.recv_timeout(nap) {
-                        Ok(req) => w.queue(req),
-                        Err(RecvTimeoutError::Timeout) => {}
-                        Err(RecvTimeoutError::Disconnected) => return,
-                    }
-                    busy = w.pump();
+        let run = move || {
+            let Ok(mut w) = take.recv() else {
+                return;
+            };
+            let mut busy = false;
+            loop {
+                // Straight on while there is work (a deep seek, rings with
+                // room), else a nap.
+                let nap = if busy { Duration::ZERO } else { POLL };
+                match w.requests.recv_timeout(nap) {
+                    Ok(req) => w.queue(req),
+                    Err(RecvTimeoutError::Timeout) => {}
+                    Err(RecvTimeoutError::Disconnected) => return,
                 }
-            });
+                busy = w.pump();
+            }
+        };
+        let builder = std::thread::Builder::new().name("voicepool-loader".into());
+        #[cfg(feature = "hooks")]
+        let spawned = if self.refuse_thread {
+            drop(run); // as a refused spawn does
+            Err(std::io::Error::other("a test refused the loader thread"))
+        } else {
+            builder.spawn(run)
+        };
+        #[cfg(not(feature = "hooks"))]
+        let spawned = builder.spawn(run);
         let Ok(thread) = spawned else {
             return false;
         };
-        if let Some(w) = worker.take() {
+        if let Mode::Idle(Some(w)) = std::mem::replace(&mut self.mode, Mode::Thread(Some(thread))) {
             let _ = hand.send(w);
         }
-        self.mode = Mode::Thread(Some(thread));
         true
     }
 
