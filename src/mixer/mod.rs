@@ -68,7 +68,7 @@ use crate::sound::SoundData;
 use crate::stats::Counters;
 use crate::voices::audibility::Audibility;
 use crate::voices::virtual_pool::VirtualPool;
-use crate::voices::{Identity, Newcomer, Placement, Refusal, StealRules, VoicePool};
+use crate::voices::{Identity, Newcomer, Placement, Ran, Refusal, StealRules, VoicePool};
 
 mod commands;
 mod ranking;
@@ -298,18 +298,25 @@ impl Mixer {
             // A voice renders into its bus, as far as the bus lets it (all
             // of the chunk, up to the end of a pause fade, or nothing while
             // frozen: then it holds its position, and one that was stopped
-            // ends at once, silent already).
-            let mut render = |v: &mut Voice| {
+            // ends at once, silent already). Shown the next voice in the
+            // pool too, it renders both in one pass where they allow it
+            // (the same bus, the whole chunk: `Voice::render_pair`).
+            let mut render = |v: &mut Voice, next: Option<&mut Voice>| {
                 let b = v.bus();
                 let limit = buses.render_limit(b);
                 if limit == 0 {
                     if let Some(k) = v.stream_slot() {
                         streams.touch(k); // held by its bus: still reading
                     }
-                    return v.is_stopping().then_some(0);
+                    return Ran::One(v.is_stopping().then_some(0));
                 }
                 let (l, r) = buses.target(b);
-                v.render(&mut l[..limit], &mut r[..limit], isa, streams)
+                if let Some(w) = next.filter(|w| limit == n && w.bus() == b) {
+                    if Voice::render_pair(v, w, l, r, isa) {
+                        return Ran::Both;
+                    }
+                }
+                Ran::One(v.render(&mut l[..limit], &mut r[..limit], isa, streams))
             };
             let ahead = |v: &Voice| prefetch.ahead(v, n);
             pool.run(&mut render, ahead, |id, sounded| {
@@ -321,7 +328,10 @@ impl Mixer {
                 let voice = VoiceHandle::new(*engine, id);
                 push_event(events, counters, at, Event::Ended { voice });
             });
-            tails.render(&mut render);
+            tails.render(&mut |v: &mut Voice| match render(v, None) {
+                Ran::One(ended) => ended,
+                Ran::Both => None,
+            });
             buses.finish_chunk(chunk, isa);
             chunk_start += n as u64;
         }

@@ -90,6 +90,14 @@ impl<T> FreeList<T> {
         }
     }
 
+    /// The values in slots `i` and `i + 1`, if both hold one.
+    pub(crate) fn pair_mut(&mut self, i: usize) -> Option<(&mut T, &mut T)> {
+        match self.slots.get_mut(i..i + 2)? {
+            [Slot::Live(a), Slot::Live(b)] => Some((a, b)),
+            _ => None,
+        }
+    }
+
     /// Slots in the list.
     pub(crate) fn len(&self) -> usize {
         self.slots.len()

@@ -130,6 +130,15 @@ pub(crate) struct Newcomer<V> {
 /// arrived when its turn comes, near enough that it is still in cache.
 pub(crate) const RUN_AHEAD: usize = 4;
 
+/// What [`VoicePool::run`]'s renderer did with the voice (or two) it was
+/// shown.
+pub(crate) enum Ran {
+    /// Rendered the first; `Some(x)` if it ended (`x` frames sounded).
+    One(Option<usize>),
+    /// Rendered both; neither ended.
+    Both,
+}
+
 /// A fixed-size pool of voices `V`, with their identities, audibility
 /// levels and victim-choice keys.
 pub(crate) struct VoicePool<V> {
@@ -428,28 +437,47 @@ impl<V> VoicePool<V> {
         }
     }
 
-    /// Runs `f` on every live voice; a voice for which it returns
-    /// `Some(x)` has ended: its slot is freed and `ended(id, x)` called.
-    /// Before `f` runs on slot `i`, `ahead` is shown the live voice in slot
-    /// `i + RUN_AHEAD`, if any (the renderer fetches its data early, so it
-    /// is in cache when its turn comes).
+    /// Runs `f` on every live voice, in slot order. Where slots `i` and
+    /// `i + 1` both hold a voice, `f` is shown both (`f(a, Some(b))`) and
+    /// may run the two ([`Ran::Both`]: neither ended) or only the first;
+    /// otherwise `f(v, None)`. A voice for which it returns
+    /// `Ran::One(Some(x))` has ended: its slot is freed and `ended(id, x)`
+    /// called. Before slot `i` runs, `ahead` is shown the live voice in
+    /// slot `i + RUN_AHEAD`, if any (the renderer fetches its data early, so
+    /// it is in cache when its turn comes).
     pub(crate) fn run(
         &mut self,
-        mut f: impl FnMut(&mut V) -> Option<usize>,
+        mut f: impl FnMut(&mut V, Option<&mut V>) -> Ran,
         mut ahead: impl FnMut(&V),
         mut ended: impl FnMut(u64, usize),
     ) {
-        for i in 0..self.slots.len() {
+        let len = self.slots.len();
+        let mut i = 0;
+        while i < len {
             if let Some(v) = self.slots.get(i + RUN_AHEAD) {
                 ahead(v);
             }
-            let done = match self.slots.get_mut(i) {
-                Some(v) => f(v),
-                None => None,
+            let ran = match self.slots.pair_mut(i) {
+                Some((a, b)) => f(a, Some(b)),
+                None => match self.slots.get_mut(i) {
+                    Some(v) => f(v, None),
+                    None => Ran::One(None),
+                },
             };
-            if let Some(x) = done {
-                if let Some((id, _voice)) = self.release(i) {
-                    ended(id, x);
+            match ran {
+                Ran::Both => {
+                    if let Some(v) = self.slots.get(i + 1 + RUN_AHEAD) {
+                        ahead(v);
+                    }
+                    i += 2;
+                }
+                Ran::One(done) => {
+                    if let Some(x) = done {
+                        if let Some((id, _voice)) = self.release(i) {
+                            ended(id, x);
+                        }
+                    }
+                    i += 1;
                 }
             }
         }

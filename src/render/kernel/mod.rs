@@ -25,8 +25,11 @@ use crate::simd::Isa;
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 use avx2::{exact_avx2, interp_avx2, MAX_SIMD_STEP, MODE_GATHER, MODE_PERMUTE16, MODE_PERMUTE8};
+mod pair;
 #[cfg(test)]
 mod tests;
+
+pub(crate) use pair::{mix_pair, Segment};
 
 /// Fractional bits of a source position (32.32 fixed point).
 pub(crate) const FRAC_BITS: u32 = 32;

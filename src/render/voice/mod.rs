@@ -19,6 +19,7 @@ use super::stream::StreamReaders;
 use crate::simd::Isa;
 
 mod control;
+mod pair;
 mod silent;
 mod streamed;
 

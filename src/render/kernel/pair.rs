@@ -1,0 +1,185 @@
+//! Two voices in one pass over the bus: where two voices that follow each
+//! other in the pool both render a whole chunk as one segment of a mono
+//! sound at a step of at most 1 (the common case: looping or playing
+//! effects resampled from 44.1 kHz), [`mix_pair`] adds both in one loop
+//! instead of two. Each bus sample is loaded and stored once instead of
+//! twice, and two voices' sample data is read side by side (two memory
+//! streams in flight, which helps when the data is not in cache).
+//!
+//! Every output sample is `(bus + a * gain_a) + b * gain_b`, the same
+//! operations in the same order as rendering the voices one after the
+//! other, so the output is bit-identical to that (and to the portable
+//! kernels, which render them one after the other).
+//!
+//! Real-time contract: as the other kernels: no allocation, no panics; one
+//! bounds check per voice up front, then unchecked loads it justifies.
+
+use super::{interp, Gain, FRAC_BITS, FRAC_MASK, FRAC_ONE, FRAC_SCALE};
+use crate::simd::Isa;
+
+/// One voice's segment for [`mix_pair`]: a mono sound's samples, the 32.32
+/// position of the first frame and the step, the gain and whether it ramps.
+#[derive(Clone, Copy)]
+pub(crate) struct Segment<'a> {
+    pub(crate) data: &'a [f32],
+    pub(crate) pos: u64,
+    pub(crate) step: u64,
+    pub(crate) gain: Gain,
+    pub(crate) ramp: bool,
+}
+
+impl Segment<'_> {
+    /// Whether the AVX2 pair kernel may render `n` frames of it: a step of
+    /// at most 1 that is not an exact copy, and every sample its 8-frame
+    /// windows load within `data`.
+    fn fits(&self, n: usize) -> bool {
+        if self.step == 0
+            || self.step > FRAC_ONE
+            || (self.step == FRAC_ONE && self.pos & FRAC_MASK == 0)
+        {
+            return false;
+        }
+        let Some(last) = self
+            .step
+            .checked_mul(n as u64 - 1)
+            .and_then(|d| self.pos.checked_add(d))
+        else {
+            return false;
+        };
+        usize::try_from(last >> FRAC_BITS)
+            .ok()
+            .and_then(|i| i.checked_add(9))
+            .is_some_and(|end| end <= self.data.len())
+    }
+}
+
+/// Adds `a` then `b` into `l` and `r` (`min(l.len(), r.len())` frames), in
+/// one pass. Returns false and adds nothing where the pair kernel does not
+/// apply (no AVX2, or a segment it does not take: see [`Segment::fits`]);
+/// the caller then renders the voices one by one.
+pub(crate) fn mix_pair(isa: Isa, a: &Segment, b: &Segment, l: &mut [f32], r: &mut [f32]) -> bool {
+    let n = l.len().min(r.len());
+    if n == 0 || !a.fits(n) || !b.fits(n) {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if let Isa::Avx2(_) = isa {
+        let (l, r) = (&mut l[..n], &mut r[..n]);
+        // SAFETY: the CPU has AVX2 (an `Avx2` token), and both segments
+        // fit: every window the kernel loads is within their data.
+        unsafe {
+            match (a.ramp, b.ramp) {
+                (false, false) => pair_avx2::<false, false>(a, b, l, r),
+                (false, true) => pair_avx2::<false, true>(a, b, l, r),
+                (true, false) => pair_avx2::<true, false>(a, b, l, r),
+                (true, true) => pair_avx2::<true, true>(a, b, l, r),
+            }
+        }
+        return true;
+    }
+    let _ = isa;
+    false
+}
+
+/// The AVX2 pair loop: eight frames at a time, each voice's frames fetched
+/// as `interp_avx2`'s mono `MODE_PERMUTE8` does (two window loads, two
+/// permutes), then the remainder with [`interp`], voice `a` first.
+///
+/// # Safety
+/// The CPU must support AVX2, both segments must [`Segment::fits`]
+/// `l.len()` frames, and `l.len() == r.len()`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn pair_avx2<const RA: bool, const RB: bool>(
+    a: &Segment,
+    b: &Segment,
+    l: &mut [f32],
+    r: &mut [f32],
+) {
+    use std::arch::x86_64::*;
+
+    let n = l.len();
+    let groups = n / 8;
+    let scale = _mm256_set1_ps(FRAC_SCALE);
+    let eight = _mm256_set1_ps(8.0);
+    let mut kf = _mm256_setr_ps(0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0);
+    // Per voice: the lane offsets k * step (ordered as `interp_avx2` orders
+    // them), its gains and their steps.
+    struct Lanes {
+        off_a: __m256i,
+        off_b: __m256i,
+        gl: __m256,
+        gr: __m256,
+        dl: __m256,
+        dr: __m256,
+    }
+    let lanes = |s: &Segment| {
+        let st = s.step as i64;
+        Lanes {
+            off_a: _mm256_set_epi64x(5 * st, 4 * st, st, 0),
+            off_b: _mm256_set_epi64x(7 * st, 6 * st, 3 * st, 2 * st),
+            gl: _mm256_set1_ps(s.gain.l),
+            gr: _mm256_set1_ps(s.gain.r),
+            dl: _mm256_set1_ps(s.gain.dl),
+            dr: _mm256_set1_ps(s.gain.dr),
+        }
+    };
+    let (la, lb) = (lanes(a), lanes(b));
+    // The interpolated sample of eight frames from position `p`.
+    let fetch = |data: &[f32], p: u64, ln: &Lanes| {
+        let i0 = (p >> FRAC_BITS) as usize;
+        let fr = _mm256_set1_epi64x((p & FRAC_MASK) as i64);
+        let ra = _mm256_castsi256_ps(_mm256_add_epi64(fr, ln.off_a));
+        let rb = _mm256_castsi256_ps(_mm256_add_epi64(fr, ln.off_b));
+        let lo = _mm256_castps_si256(_mm256_shuffle_ps::<0b10_00_10_00>(ra, rb));
+        let rel = _mm256_castps_si256(_mm256_shuffle_ps::<0b11_01_11_01>(ra, rb));
+        let f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32::<8>(lo)), scale);
+        // SAFETY: frame i0 is the frame of a position at most the
+        // segment's last, so the 8 samples from i0 and from i0 + 1 lie
+        // within `data` (`Segment::fits`: last frame + 9 <= data.len()).
+        let (wa, wb) = unsafe {
+            let w = data.as_ptr().add(i0);
+            (_mm256_loadu_ps(w), _mm256_loadu_ps(w.add(1)))
+        };
+        let x = _mm256_permutevar8x32_ps(wa, rel);
+        let y = _mm256_permutevar8x32_ps(wb, rel);
+        _mm256_add_ps(x, _mm256_mul_ps(_mm256_sub_ps(y, x), f))
+    };
+    let gains = |ln: &Lanes, ramp: bool, kf: __m256| {
+        if ramp {
+            (
+                _mm256_add_ps(ln.gl, _mm256_mul_ps(ln.dl, kf)),
+                _mm256_add_ps(ln.gr, _mm256_mul_ps(ln.dr, kf)),
+            )
+        } else {
+            (ln.gl, ln.gr)
+        }
+    };
+    let (mut pa, mut pb) = (a.pos, b.pos);
+    for j in 0..groups {
+        let va = fetch(a.data, pa, &la);
+        let vb = fetch(b.data, pb, &lb);
+        let (gla, gra) = gains(&la, RA, kf);
+        let (glb, grb) = gains(&lb, RB, kf);
+        kf = _mm256_add_ps(kf, eight);
+        // SAFETY: j < n / 8, so elements 8j .. 8j + 8 of `l` and `r` exist.
+        unsafe {
+            let ol = l.as_mut_ptr().add(8 * j);
+            let or = r.as_mut_ptr().add(8 * j);
+            let sl = _mm256_add_ps(_mm256_loadu_ps(ol), _mm256_mul_ps(va, gla));
+            let sr = _mm256_add_ps(_mm256_loadu_ps(or), _mm256_mul_ps(va, gra));
+            _mm256_storeu_ps(ol, _mm256_add_ps(sl, _mm256_mul_ps(vb, glb)));
+            _mm256_storeu_ps(or, _mm256_add_ps(sr, _mm256_mul_ps(vb, grb)));
+        }
+        pa = pa.wrapping_add(8 * a.step);
+        pb = pb.wrapping_add(8 * b.step);
+    }
+    let done = groups * 8;
+    // SAFETY: the remaining positions are a tail of each segment, whose
+    // frames (and the next) are within its data (`Segment::fits`).
+    unsafe {
+        let (tl, tr) = (&mut l[done..], &mut r[done..]);
+        interp::<1, RA>(a.data, pa, a.step, tl, tr, a.gain, done);
+        interp::<1, RB>(b.data, pb, b.step, tl, tr, b.gain, done);
+    }
+}
