@@ -238,19 +238,7 @@ impl Voice {
             return self.render_streamed(l, r, isa, streams);
         }
         let total = l.len().min(r.len());
-        let (period, tiled) = match self.looping.then(|| self.sound.loop_tile()) {
-            Some(Some(tile)) => (tile.period as u64, true),
-            _ => (self.sound.frames as u64, false),
-        };
-        // The bulk loop interpolates between frame idx and idx + 1: for a
-        // one-shot, idx + 1 may be the first zero guard frame; a tile goes
-        // on with the loop's start after its period; a loop read from the
-        // sound itself stops one frame short and crosses the seam below.
-        let limit = if self.looping && !tiled {
-            period - 1
-        } else {
-            period
-        };
+        let (period, tiled, limit) = self.span();
         let mut done = self.wait_for_start(total);
         loop {
             if self.is_finished() {
@@ -284,6 +272,27 @@ impl Voice {
             self.render_segment(&mut l[done..end], &mut r[done..end], isa, tiled);
             done = end;
         }
+    }
+
+    /// What a decoded play reads: the period its position wraps at (the
+    /// loop tile's, or the sound's length), whether it reads the tile, and
+    /// the frame segments stop before. The bulk loop interpolates between
+    /// frame idx and idx + 1: for a one-shot, idx + 1 may be the first zero
+    /// guard frame; a tile goes on with the loop's start after its period;
+    /// a loop read from the sound itself stops one frame short and crosses
+    /// the seam in [`Voice::render`].
+    #[inline(always)]
+    fn span(&self) -> (u64, bool, u64) {
+        let (period, tiled) = match self.looping.then(|| self.sound.loop_tile()) {
+            Some(Some(tile)) => (tile.period as u64, true),
+            _ => (self.sound.frames as u64, false),
+        };
+        let limit = if self.looping && !tiled {
+            period - 1
+        } else {
+            period
+        };
+        (period, tiled, limit)
     }
 
     /// Where the sample data it reads lies (its address) and its size in

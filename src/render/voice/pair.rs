@@ -25,16 +25,7 @@ impl Voice {
         {
             return None;
         }
-        let (period, tiled) = match self.looping.then(|| self.sound.loop_tile()) {
-            Some(Some(tile)) => (tile.period as u64, true),
-            _ => (self.sound.frames as u64, false),
-        };
-        // As `render`: a loop read from the sound stops one frame short.
-        let limit = if self.looping && !tiled {
-            period - 1
-        } else {
-            period
-        };
+        let (_, tiled, limit) = self.span();
         if self.pos >> FRAC_BITS >= limit || self.segment_frames(n, limit) != n {
             return None;
         }
