@@ -380,3 +380,34 @@ pub fn simd_kernels_available() -> bool {
 pub fn slot_bytes() -> usize {
     std::mem::size_of::<Slot<Voice>>()
 }
+
+/// splitmix64: a small, fixed pseudo-random generator for voicepool's own
+/// tests, soak run and benches, so a seed means the same run on every
+/// machine.
+pub struct SplitMix(pub u64);
+
+impl SplitMix {
+    /// The next 64 random bits.
+    pub fn bits(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (`n > 0`; the modulo bias is immaterial here).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.bits() % n
+    }
+
+    /// True with probability `p`.
+    pub fn chance(&mut self, p: f64) -> bool {
+        (self.bits() >> 11) as f64 / (1u64 << 53) as f64 <= p
+    }
+
+    /// Uniform in `0.0..1.0`, 24 bits.
+    pub fn unit(&mut self) -> f32 {
+        (self.bits() >> 40) as f32 / (1u64 << 24) as f32
+    }
+}

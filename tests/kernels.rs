@@ -2,6 +2,7 @@
 //! kernels render the same bits, so an offline render is the same on every
 //! machine; and a render is the same every time.
 
+use voicepool::bench_support::SplitMix;
 use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
 
 /// A script touching every kernel: mono and stereo sources, rate-matched
@@ -143,22 +144,6 @@ fn portable_and_simd_kernels_render_stereo_sources_the_same_bits() {
     assert_eq!(simd, render_stereo(true));
 }
 
-/// A little deterministic generator (no dependency needed for this).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `0.0..1.0`.
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-}
-
 /// Many voices each playing a different sound, mono or stereo, long (up to
 /// 2 s, so that more than 8 MiB of distinct sample data is in play and the
 /// mixer fetches voices' data ahead) or short (a loop read from its loop
@@ -167,7 +152,7 @@ impl Rng {
 /// pan and pitch changes, loud enough in places for the output limiter to
 /// bend, in blocks of odd sizes.
 fn render_distinct(portable: bool, seed: u64) -> Vec<u32> {
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix(seed);
     let voices = 64;
     let mut engine = OfflineEngine::new(EngineSettings {
         voices,
@@ -183,12 +168,12 @@ fn render_distinct(portable: bool, seed: u64) -> Vec<u32> {
     let mut handles = Vec::new();
     let mut keep = Vec::new();
     for i in 0..voices {
-        let channels = 1 + (rng.next() % 2) as u16;
-        let rate = rates[(rng.next() % 4) as usize];
+        let channels = 1 + (rng.bits() % 2) as u16;
+        let rate = rates[(rng.bits() % 4) as usize];
         let frames = if i % 5 == 0 {
-            1 + (rng.next() % 3_000) as usize
+            1 + (rng.bits() % 3_000) as usize
         } else {
-            44_100 + (rng.next() % 44_100) as usize
+            44_100 + (rng.bits() % 44_100) as usize
         };
         let f = 0.001 + 0.05 * rng.unit();
         let samples: Vec<f32> = (0..frames * channels as usize)
@@ -197,13 +182,13 @@ fn render_distinct(portable: bool, seed: u64) -> Vec<u32> {
             })
             .collect();
         let sound = Sound::from_samples(channels, rate, samples).unwrap();
-        let pitch = [0.25, 0.93, 1.0, 1.0, 1.37, 1.999, 2.0, 2.5, 3.9][(rng.next() % 9) as usize]
+        let pitch = [0.25, 0.93, 1.0, 1.0, 1.37, 1.999, 2.0, 2.5, 3.9][(rng.bits() % 9) as usize]
             * (1.0 + 0.01 * rng.unit());
         let p = PlayParams::default()
             .pitch(pitch)
             .volume(0.05 + 0.4 * rng.unit())
             .pan(rng.unit() * 2.0 - 1.0)
-            .looping(!rng.next().is_multiple_of(4))
+            .looping(!rng.bits().is_multiple_of(4))
             .fade_in(if i % 3 == 0 { 0.002 } else { 0.0 });
         let h = engine.play(&sound, p).unwrap();
         let at = std::time::Duration::from_secs_f64(
@@ -216,7 +201,7 @@ fn render_distinct(portable: bool, seed: u64) -> Vec<u32> {
     let mut out = Vec::new();
     for k in 0..12 {
         for _ in 0..4 {
-            let h = handles[(rng.next() % voices as u64) as usize];
+            let h = handles[(rng.bits() % voices as u64) as usize];
             let _ = engine.set_volume(h, 0.05 + 0.5 * rng.unit());
             let _ = engine.set_pan(h, rng.unit() * 2.0 - 1.0);
             let _ = engine.set_pitch(h, 0.5 + 2.0 * rng.unit());

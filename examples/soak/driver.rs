@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use voicepool::bench_support::SplitMix;
 use voicepool::{Engine, EngineSettings, Event, PlayParams, Sound, StealPolicy, VoiceHandle};
 
 /// What to simulate.
@@ -95,29 +96,6 @@ impl Report {
     }
 }
 
-/// splitmix64: a small, fixed generator, so a seed means the same script
-/// on every machine.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn chance(&mut self, p: f64) -> bool {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64 <= p
-    }
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-}
-
 /// The sounds a session uses: one-shots and loops, mono and stereo, at
 /// several rates, from one frame long to a second, with a loud attack and
 /// a silent tail among them.
@@ -171,7 +149,7 @@ pub fn run(
     };
     let (mut engine, mut mixer) = Engine::new(settings).map_err(|e| e.to_string())?;
     let sounds = sounds();
-    let mut rng = Rng(cfg.seed);
+    let mut rng = SplitMix(cfg.seed);
     let mut out = vec![0.0f32; 2 * 2_048];
     let total_frames = (cfg.hours * 3600.0 * f64::from(cfg.sample_rate)) as u64;
     let mut report = Report {
@@ -280,7 +258,7 @@ pub fn run(
 fn script_block(
     engine: &Engine,
     sounds: &[(Sound, bool)],
-    rng: &mut Rng,
+    rng: &mut SplitMix,
     report: &mut Report,
     outstanding: &mut HashMap<VoiceHandle, bool>,
     playing: &[VoiceHandle],
@@ -320,7 +298,7 @@ fn script_block(
         }
     }
     if !playing.is_empty() {
-        let pick = |rng: &mut Rng| playing[rng.below(playing.len() as u64) as usize];
+        let pick = |rng: &mut SplitMix| playing[rng.below(playing.len() as u64) as usize];
         if rng.chance(0.15) {
             engine.stop(pick(rng)).map_err(|e| format!("stop: {e}"))?;
             report.stops += 1;
