@@ -74,7 +74,7 @@ mod commands;
 mod ranking;
 mod virtual_voices;
 
-use ranking::{level_of, rank};
+use ranking::{level_of, prefetch_level, rank};
 
 pub use crate::render::limiter::LIMITER_THRESHOLD;
 
@@ -394,8 +394,16 @@ impl Mixer {
         let count = (self.pool.len() * frames).div_ceil(LEVEL_REFRESH_FRAMES);
         let (audibility, buses) = (self.audibility, &self.buses);
         let streams = &self.streams;
-        self.pool
-            .refresh_levels(count, |v| rank(&audibility, buses, streams, v));
+        let fetch = self.prefetch.is_on();
+        self.pool.refresh_levels(
+            count,
+            |v| rank(&audibility, buses, streams, v),
+            |v| {
+                if fetch {
+                    prefetch_level(&audibility, v);
+                }
+            },
+        );
     }
 
     fn publish(&mut self) {

@@ -58,3 +58,13 @@ pub(super) fn level_of(audibility: &Audibility, buses: &Buses, voice: &Voice) ->
     let playback = playback(voice);
     audibility.level(&voice.sound().loudness, &playback) * buses.audible_power(voice.bus())
 }
+
+/// Asks the CPU to start loading what [`rank`] of `voice` will read of its
+/// sound's loudness table (a decoded play's; a streamed play's curve is the
+/// loader's and small). A hint: it changes nothing.
+#[inline]
+pub(super) fn prefetch_level(audibility: &Audibility, voice: &Voice) {
+    if voice.stream_slot().is_none() {
+        audibility.prefetch(&voice.sound().loudness, &playback(voice));
+    }
+}

@@ -119,8 +119,8 @@ impl Prefetch {
         }
     }
 
-    /// Whether voices' data is being prefetched (for tests).
-    #[cfg(test)]
+    /// Whether voices' data is being prefetched (the level refresh then
+    /// fetches what it reads early too).
     pub(crate) fn is_on(&self) -> bool {
         self.on
     }

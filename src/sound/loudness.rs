@@ -92,16 +92,45 @@ impl Loudness {
     /// them. Two table reads; no division and no library call.
     #[inline]
     pub(crate) fn energy_to(&self, at: f64, looping: bool) -> f64 {
+        match self.locate(at, looping) {
+            (Some(laps), rest) => laps * self.lap_energy + self.integral(rest),
+            (None, x) => self.integral(x),
+        }
+    }
+
+    /// Where frame `at` falls, in windows: for a loop, the whole laps
+    /// before it and the windows into its lap; otherwise the windows from
+    /// the start.
+    #[inline]
+    fn locate(&self, at: f64, looping: bool) -> (Option<f64>, f64) {
         let x = (at * self.per_frame).max(0.0);
         if looping && self.period > 0.0 {
             // Truncation is floor for x >= 0 (and saturates, never wraps);
             // through i64, which x86-64 converts in one instruction.
             let laps = (x * self.inv_period) as i64 as f64;
-            let rest = (x - laps * self.period).max(0.0);
-            laps * self.lap_energy + self.integral(rest)
+            (Some(laps), (x - laps * self.period).max(0.0))
         } else {
-            self.integral(x)
+            (None, x)
         }
+    }
+
+    /// Asks the CPU to start loading the table entries
+    /// [`Loudness::energy_to`]`(at, looping)` reads (a hint: it changes
+    /// nothing and cannot fault).
+    #[inline]
+    pub(crate) fn prefetch_to(&self, at: f64, looping: bool) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let i = self.locate(at, looping).1 as i64 as usize;
+            if let Some(entry) = self.prefix.get(i) {
+                // SAFETY: a prefetch never faults and changes no state the
+                // program sees; the address is an element of `prefix`.
+                unsafe { _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(entry).cast()) };
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (at, looping);
     }
 
     /// Frames per analysis window.

@@ -27,7 +27,7 @@
 //! look of a level meter. `BENCHMARKS.md` ("Stealing quality") measures the
 //! choice against oracles of each horizon.
 
-use crate::sound::loudness::EnergyCurve;
+use crate::sound::loudness::{EnergyCurve, Loudness};
 
 /// Horizons (seconds of output) and their weights; the weights sum to 1.
 pub(crate) const HORIZONS: [(f64, f64); 3] = [(0.1, 1.0 / 3.0), (0.3, 1.0 / 3.0), (1.0, 1.0 / 3.0)];
@@ -92,6 +92,18 @@ impl Audibility {
             }
         }
         sum as f32
+    }
+
+    /// Asks the CPU to start loading the parts of `loudness`'s table that
+    /// [`Audibility::level`] of `p` will read, so that a level computed a
+    /// few voices later does not wait on memory (a hint: it changes
+    /// nothing).
+    #[inline]
+    pub(crate) fn prefetch(&self, loudness: &Loudness, p: &Playback) {
+        loudness.prefetch_to(p.position, p.looping);
+        for &(frames, _) in &self.horizons {
+            loudness.prefetch_to(p.position + frames * p.step, p.looping);
+        }
     }
 }
 

@@ -425,11 +425,27 @@ impl<V> VoicePool<V> {
     /// refresh, on its own schedule, never left to metering. A caller that
     /// passes `count` = slots × block / period refreshes every voice at
     /// least once per `period` frames, at a cost spread evenly over blocks.
-    pub(crate) fn refresh_levels(&mut self, count: usize, mut level: impl FnMut(&V) -> f32) {
+    ///
+    /// Before slot `i`'s level, `ahead` is shown the live voice in slot
+    /// `i + RUN_AHEAD` if it is among the `count` (so the caller can fetch
+    /// what its level reads early).
+    pub(crate) fn refresh_levels(
+        &mut self,
+        count: usize,
+        mut level: impl FnMut(&V) -> f32,
+        mut ahead: impl FnMut(&V),
+    ) {
         let len = self.slots.len();
-        for _ in 0..count.min(len) {
+        let count = count.min(len);
+        for k in 0..count {
             let i = self.refresh_cursor;
             self.refresh_cursor = if i + 1 >= len { 0 } else { i + 1 };
+            if k + RUN_AHEAD < count {
+                let j = (i + RUN_AHEAD) % len;
+                if let Some(Slot::Live(v)) = self.slots.slots().get(j) {
+                    ahead(v);
+                }
+            }
             if let Some(Slot::Live(v)) = self.slots.slots().get(i) {
                 let l = level(v);
                 self.set_level(i, l);

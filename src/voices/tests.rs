@@ -84,7 +84,7 @@ fn victim_scan_follows_the_design_rules() {
             live.push((slot, who, level, order, start));
         }
         // A few levels refreshed, as the mixer does every block.
-        pool.refresh_levels(size, |_| 0.5);
+        pool.refresh_levels(size, |_| 0.5, |_| {});
         for v in live.iter_mut() {
             v.2 = 0.5;
         }
@@ -210,4 +210,57 @@ fn a_full_group_replaces_its_own_members_only() {
     assert_eq!(place(&mut pool, 6, NO_GROUP, 0.9), "stole 1 false");
     pool.check_invariants().unwrap();
     assert_eq!(pool.groups.members(0), 2);
+}
+
+/// The level refresh shows `ahead` each voice it is about to rank,
+/// [`RUN_AHEAD`] slots early, within the block's share only (free slots
+/// shown nothing).
+#[test]
+fn the_level_refresh_shows_voices_ahead_of_their_turn() {
+    let size = 16;
+    let mut pool: VoicePool<u64> = VoicePool::new(size, 1);
+    for id in 1..=size as u64 {
+        let new = Newcomer {
+            who: Identity {
+                id,
+                priority: 128,
+                protected: false,
+                group: NO_GROUP,
+                virtualize: false,
+            },
+            voice: id,
+            level: 0.5,
+            order: id,
+            now: 0,
+            fresh: true,
+        };
+        assert!(pool.acquire(new).is_ok());
+    }
+    for id in [3, 4, 9] {
+        let slot = pool.find(id).expect("live");
+        assert!(pool.release(slot).is_some());
+    }
+    // Three blocks of 7 slots each: the third wraps round the pool.
+    for _ in 0..3 {
+        let (mut ranked, mut shown) = (Vec::new(), Vec::new());
+        let start = pool.refresh_cursor;
+        pool.refresh_levels(
+            7,
+            |&v| {
+                ranked.push(v);
+                0.25
+            },
+            |&v| shown.push(v),
+        );
+        // The voices in the batch's slots after its first RUN_AHEAD.
+        let late: Vec<u64> = (RUN_AHEAD..7)
+            .filter_map(|k| match pool.slots.slots().get((start + k) % size) {
+                Some(Slot::Live(v)) => Some(*v),
+                _ => None,
+            })
+            .collect();
+        assert!(!late.is_empty());
+        assert_eq!(shown, late);
+        assert!(ranked.ends_with(&late), "{ranked:?} {late:?}");
+    }
 }
