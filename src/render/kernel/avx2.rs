@@ -34,11 +34,8 @@ pub(super) const MODE_GATHER: u8 = 2;
 ///
 /// - `MODE_PERMUTE8` (step <= 1): the eight frames span at most 8 source
 ///   frames from the group's first index `i0`, so unaligned loads of the
-///   window (at `i0` and `i0 + 1`) and in-register permutes replace a gather.
-///   Mono: two loads, two permutes. Stereo: two loads of 8 interleaved
-///   frames each; one `shuffle_ps` per channel splits each into left and
-///   right (in the lane order `[0, 1, 4, 5, 2, 3, 6, 7]`, which the permute
-///   indices absorb), then four permutes.
+///   window (at `i0` and `i0 + 1`) and in-register permutes replace a gather
+///   (`permute8!`, shared with the two-voice kernel).
 /// - `MODE_PERMUTE16` (step <= 2): the same over 16 frames, with a blend
 ///   between two permutes.
 /// - `MODE_GATHER`: hardware gathers (any step, mono or stereo).
@@ -82,15 +79,7 @@ pub(super) unsafe fn interp_avx2<const CH: usize, const RAMP: bool, const MODE: 
     let eight = _mm256_set1_ps(8.0);
     let mut p = pos;
     for j in 0..groups {
-        let i0 = (p >> FRAC_BITS) as usize;
-        let fr = _mm256_set1_epi64x((p & FRAC_MASK) as i64);
-        let ra = _mm256_add_epi64(fr, off_a);
-        let rb = _mm256_add_epi64(fr, off_b);
-        let (ra, rb) = (_mm256_castsi256_ps(ra), _mm256_castsi256_ps(rb));
-        // Low halves: fraction bits; high halves: frame offset from i0.
-        let lo = _mm256_castps_si256(_mm256_shuffle_ps::<0b10_00_10_00>(ra, rb));
-        let rel = _mm256_castps_si256(_mm256_shuffle_ps::<0b11_01_11_01>(ra, rb));
-        let f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32::<8>(lo)), scale);
+        let (i0, rel, f) = positions8!(p, off_a, off_b, scale);
         let (vl, vr) = if MODE == MODE_GATHER {
             // SAFETY: (for all loads in this function) frame i0 + rel[k] is the
             // frame of position p + k * step <= last, so it and the next
@@ -124,9 +113,20 @@ pub(super) unsafe fn interp_avx2<const CH: usize, const RAMP: bool, const MODE: 
                 _mm256_add_ps(ar, _mm256_mul_ps(_mm256_sub_ps(br, ar), f))
             };
             (vl, vr)
+        } else if MODE == MODE_PERMUTE8 {
+            // SAFETY: MODE_PERMUTE8's contract: (last_idx + 9) * CH <=
+            // data.len() with i0 <= last_idx, and a step of at most 1 keeps
+            // every lane's offset at most 7.
+            unsafe {
+                if CH == 2 {
+                    permute8!(2, base, i0, rel, f, order)
+                } else {
+                    permute8!(1, base, i0, rel, f, order)
+                }
+            }
         } else if CH == 2 {
             // SAFETY: i0 <= last_idx, so sample 2 * i0 is in `data` (the
-            // window contract puts (last_idx + 9) * 2 samples in it).
+            // window contract puts (last_idx + 17) * 2 samples in it).
             let w = unsafe { base.add(2 * i0) };
             // Each lane's frame within the deinterleaved window halves.
             let idx = _mm256_permutevar8x32_epi32(order, rel);
@@ -140,65 +140,43 @@ pub(super) unsafe fn interp_avx2<const CH: usize, const RAMP: bool, const MODE: 
                     )
                 };
             }
-            let (al, bl, ar, br) = if MODE == MODE_PERMUTE8 {
-                // SAFETY: MODE_PERMUTE8's contract: (last_idx + 9) * 2 <=
-                // data.len(), so the 16 samples from frame i0 (frames i0 ..
-                // i0 + 8) and the 16 from frame i0 + 1 are in `data`.
-                let (x0, x1, y0, y1) = unsafe {
-                    (
-                        _mm256_loadu_ps(w),
-                        _mm256_loadu_ps(w.add(8)),
-                        _mm256_loadu_ps(w.add(2)),
-                        _mm256_loadu_ps(w.add(10)),
-                    )
-                };
-                let (xl, xr) = split!(x0, x1);
-                let (yl, yr) = split!(y0, y1);
+            // SAFETY: MODE_PERMUTE16's contract: (last_idx + 17) * 2 <=
+            // data.len(), so the 32 samples from frame i0 (frames i0 ..
+            // i0 + 16) and the 32 from frame i0 + 1 are in `data`.
+            let (x0, x1, x2, x3, y0, y1, y2, y3) = unsafe {
                 (
-                    _mm256_permutevar8x32_ps(xl, idx),
-                    _mm256_permutevar8x32_ps(yl, idx),
-                    _mm256_permutevar8x32_ps(xr, idx),
-                    _mm256_permutevar8x32_ps(yr, idx),
-                )
-            } else {
-                // SAFETY: MODE_PERMUTE16's contract: (last_idx + 17) * 2 <=
-                // data.len(), so the 32 samples from frame i0 (frames i0 ..
-                // i0 + 16) and the 32 from frame i0 + 1 are in `data`.
-                let (x0, x1, x2, x3, y0, y1, y2, y3) = unsafe {
-                    (
-                        _mm256_loadu_ps(w),
-                        _mm256_loadu_ps(w.add(8)),
-                        _mm256_loadu_ps(w.add(16)),
-                        _mm256_loadu_ps(w.add(24)),
-                        _mm256_loadu_ps(w.add(2)),
-                        _mm256_loadu_ps(w.add(10)),
-                        _mm256_loadu_ps(w.add(18)),
-                        _mm256_loadu_ps(w.add(26)),
-                    )
-                };
-                let high = _mm256_castsi256_ps(_mm256_cmpgt_epi32(rel, seven));
-                let (xl0, xr0) = split!(x0, x1);
-                let (xl1, xr1) = split!(x2, x3);
-                let (yl0, yr0) = split!(y0, y1);
-                let (yl1, yr1) = split!(y2, y3);
-                // Lanes with rel > 7 take frame rel - 8 of the second half
-                // (the permute uses the low 3 bits of `idx`).
-                macro_rules! pick {
-                    ($lo:expr, $hi:expr) => {
-                        _mm256_blendv_ps(
-                            _mm256_permutevar8x32_ps($lo, idx),
-                            _mm256_permutevar8x32_ps($hi, idx),
-                            high,
-                        )
-                    };
-                }
-                (
-                    pick!(xl0, xl1),
-                    pick!(yl0, yl1),
-                    pick!(xr0, xr1),
-                    pick!(yr0, yr1),
+                    _mm256_loadu_ps(w),
+                    _mm256_loadu_ps(w.add(8)),
+                    _mm256_loadu_ps(w.add(16)),
+                    _mm256_loadu_ps(w.add(24)),
+                    _mm256_loadu_ps(w.add(2)),
+                    _mm256_loadu_ps(w.add(10)),
+                    _mm256_loadu_ps(w.add(18)),
+                    _mm256_loadu_ps(w.add(26)),
                 )
             };
+            let high = _mm256_castsi256_ps(_mm256_cmpgt_epi32(rel, seven));
+            let (xl0, xr0) = split!(x0, x1);
+            let (xl1, xr1) = split!(x2, x3);
+            let (yl0, yr0) = split!(y0, y1);
+            let (yl1, yr1) = split!(y2, y3);
+            // Lanes with rel > 7 take frame rel - 8 of the second half
+            // (the permute uses the low 3 bits of `idx`).
+            macro_rules! pick {
+                ($lo:expr, $hi:expr) => {
+                    _mm256_blendv_ps(
+                        _mm256_permutevar8x32_ps($lo, idx),
+                        _mm256_permutevar8x32_ps($hi, idx),
+                        high,
+                    )
+                };
+            }
+            let (al, bl, ar, br) = (
+                pick!(xl0, xl1),
+                pick!(yl0, yl1),
+                pick!(xr0, xr1),
+                pick!(yr0, yr1),
+            );
             (
                 _mm256_add_ps(al, _mm256_mul_ps(_mm256_sub_ps(bl, al), f)),
                 _mm256_add_ps(ar, _mm256_mul_ps(_mm256_sub_ps(br, ar), f)),
@@ -206,40 +184,28 @@ pub(super) unsafe fn interp_avx2<const CH: usize, const RAMP: bool, const MODE: 
         } else {
             // SAFETY: i0 <= last_idx < data.len() (mono: one sample a frame).
             let w = unsafe { base.add(i0) };
-            let (a, b) = if MODE == MODE_PERMUTE8 {
-                // SAFETY: MODE_PERMUTE8's contract: last_idx + 9 <= data.len(),
-                // so the 8 samples from i0 and from i0 + 1 are in `data`.
-                let (wa, wb) = unsafe { (_mm256_loadu_ps(w), _mm256_loadu_ps(w.add(1))) };
+            // SAFETY: MODE_PERMUTE16's contract: last_idx + 17 <=
+            // data.len(), so the 16 samples from i0 and from i0 + 1 are in
+            // `data`.
+            let (wa0, wa1, wb0, wb1) = unsafe {
                 (
-                    _mm256_permutevar8x32_ps(wa, rel),
-                    _mm256_permutevar8x32_ps(wb, rel),
-                )
-            } else {
-                // SAFETY: MODE_PERMUTE16's contract: last_idx + 17 <=
-                // data.len(), so the 16 samples from i0 and from i0 + 1 are in
-                // `data`.
-                let (wa0, wa1, wb0, wb1) = unsafe {
-                    (
-                        _mm256_loadu_ps(w),
-                        _mm256_loadu_ps(w.add(8)),
-                        _mm256_loadu_ps(w.add(1)),
-                        _mm256_loadu_ps(w.add(9)),
-                    )
-                };
-                let high = _mm256_castsi256_ps(_mm256_cmpgt_epi32(rel, seven));
-                (
-                    _mm256_blendv_ps(
-                        _mm256_permutevar8x32_ps(wa0, rel),
-                        _mm256_permutevar8x32_ps(wa1, rel),
-                        high,
-                    ),
-                    _mm256_blendv_ps(
-                        _mm256_permutevar8x32_ps(wb0, rel),
-                        _mm256_permutevar8x32_ps(wb1, rel),
-                        high,
-                    ),
+                    _mm256_loadu_ps(w),
+                    _mm256_loadu_ps(w.add(8)),
+                    _mm256_loadu_ps(w.add(1)),
+                    _mm256_loadu_ps(w.add(9)),
                 )
             };
+            let high = _mm256_castsi256_ps(_mm256_cmpgt_epi32(rel, seven));
+            let a = _mm256_blendv_ps(
+                _mm256_permutevar8x32_ps(wa0, rel),
+                _mm256_permutevar8x32_ps(wa1, rel),
+                high,
+            );
+            let b = _mm256_blendv_ps(
+                _mm256_permutevar8x32_ps(wb0, rel),
+                _mm256_permutevar8x32_ps(wb1, rel),
+                high,
+            );
             let v = _mm256_add_ps(a, _mm256_mul_ps(_mm256_sub_ps(b, a), f));
             (v, v)
         };

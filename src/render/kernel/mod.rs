@@ -22,6 +22,9 @@
 use crate::simd::Isa;
 
 #[cfg(target_arch = "x86_64")]
+#[macro_use]
+mod window;
+#[cfg(target_arch = "x86_64")]
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 use avx2::{exact_avx2, interp_avx2, MAX_SIMD_STEP, MODE_GATHER, MODE_PERMUTE16, MODE_PERMUTE8};

@@ -1,6 +1,6 @@
 //! Two voices in one pass over the bus: where two voices that follow each
-//! other in the pool both render a whole chunk as one segment of a mono
-//! sound at a step of at most 1 (the common case: looping or playing
+//! other in the pool both render a whole chunk as one segment of a mono or
+//! stereo sound at a step of at most 1 (the common case: looping or playing
 //! effects resampled from 44.1 kHz), [`mix_pair`] adds both in one loop
 //! instead of two. Each bus sample is loaded and stored once instead of
 //! twice, and two voices' sample data is read side by side (two memory
@@ -17,11 +17,13 @@
 use super::{interp, Gain, FRAC_BITS, FRAC_MASK, FRAC_ONE, FRAC_SCALE};
 use crate::simd::Isa;
 
-/// One voice's segment for [`mix_pair`]: a mono sound's samples, the 32.32
-/// position of the first frame and the step, the gain and whether it ramps.
+/// One voice's segment for [`mix_pair`]: a mono or stereo sound's samples,
+/// the 32.32 position of the first frame and the step, the gain and whether
+/// it ramps.
 #[derive(Clone, Copy)]
 pub(crate) struct Segment<'a> {
     pub(crate) data: &'a [f32],
+    pub(crate) channels: usize,
     pub(crate) pos: u64,
     pub(crate) step: u64,
     pub(crate) gain: Gain,
@@ -29,11 +31,13 @@ pub(crate) struct Segment<'a> {
 }
 
 impl Segment<'_> {
-    /// Whether the AVX2 pair kernel may render `n` frames of it: a step of
-    /// at most 1 that is not an exact copy, and every sample its 8-frame
-    /// windows load within `data`.
+    /// Whether the AVX2 pair kernel may render `n` frames of it: one or two
+    /// channels, a step of at most 1 that is not an exact copy, and every
+    /// sample its 8-frame windows load within `data`.
     fn fits(&self, n: usize) -> bool {
-        if self.step == 0
+        let ch = self.channels;
+        if ch.wrapping_sub(1) > 1
+            || self.step == 0
             || self.step > FRAC_ONE
             || (self.step == FRAC_ONE && self.pos & FRAC_MASK == 0)
         {
@@ -49,7 +53,8 @@ impl Segment<'_> {
         usize::try_from(last >> FRAC_BITS)
             .ok()
             .and_then(|i| i.checked_add(9))
-            .is_some_and(|end| end <= self.data.len())
+            // (end * ch <= len, for ch 1 or 2, without an overflow check)
+            .is_some_and(|end| end <= self.data.len() >> (ch - 1))
     }
 }
 
@@ -68,11 +73,11 @@ pub(crate) fn mix_pair(isa: Isa, a: &Segment, b: &Segment, l: &mut [f32], r: &mu
         // SAFETY: the CPU has AVX2 (an `Avx2` token), and both segments
         // fit: every window the kernel loads is within their data.
         unsafe {
-            match (a.ramp, b.ramp) {
-                (false, false) => pair_avx2::<false, false>(a, b, l, r),
-                (false, true) => pair_avx2::<false, true>(a, b, l, r),
-                (true, false) => pair_avx2::<true, false>(a, b, l, r),
-                (true, true) => pair_avx2::<true, true>(a, b, l, r),
+            match (a.channels, b.channels) {
+                (1, 1) => pair_ramps::<1, 1>(a, b, l, r),
+                (1, _) => pair_ramps::<1, 2>(a, b, l, r),
+                (_, 1) => pair_ramps::<2, 1>(a, b, l, r),
+                _ => pair_ramps::<2, 2>(a, b, l, r),
             }
         }
         return true;
@@ -81,16 +86,40 @@ pub(crate) fn mix_pair(isa: Isa, a: &Segment, b: &Segment, l: &mut [f32], r: &mu
     false
 }
 
-/// The AVX2 pair loop: eight frames at a time, each voice's frames fetched
-/// as `interp_avx2`'s mono `MODE_PERMUTE8` does (two window loads, two
-/// permutes), then the remainder with [`interp`], voice `a` first.
+/// [`pair_avx2`] for the segments' ramps.
 ///
 /// # Safety
-/// The CPU must support AVX2, both segments must [`Segment::fits`]
-/// `l.len()` frames, and `l.len() == r.len()`.
+/// As [`pair_avx2`]'s.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn pair_ramps<const CA: usize, const CB: usize>(
+    a: &Segment,
+    b: &Segment,
+    l: &mut [f32],
+    r: &mut [f32],
+) {
+    // SAFETY: the caller's contract is `pair_avx2`'s.
+    unsafe {
+        match (a.ramp, b.ramp) {
+            (false, false) => pair_avx2::<CA, CB, false, false>(a, b, l, r),
+            (false, true) => pair_avx2::<CA, CB, false, true>(a, b, l, r),
+            (true, false) => pair_avx2::<CA, CB, true, false>(a, b, l, r),
+            (true, true) => pair_avx2::<CA, CB, true, true>(a, b, l, r),
+        }
+    }
+}
+
+/// The AVX2 pair loop: eight frames at a time, each voice's frames fetched
+/// as `interp_avx2`'s `MODE_PERMUTE8` does (`permute8!`), then the
+/// remainder with [`interp`], voice `a` first.
+///
+/// # Safety
+/// The CPU must support AVX2, segment `a` must have `CA` channels and `b`
+/// `CB`, both must [`Segment::fits`] `l.len()` frames, and
+/// `l.len() == r.len()`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn pair_avx2<const RA: bool, const RB: bool>(
+unsafe fn pair_avx2<const CA: usize, const CB: usize, const RA: bool, const RB: bool>(
     a: &Segment,
     b: &Segment,
     l: &mut [f32],
@@ -102,8 +131,10 @@ unsafe fn pair_avx2<const RA: bool, const RB: bool>(
     let groups = n / 8;
     let scale = _mm256_set1_ps(FRAC_SCALE);
     let eight = _mm256_set1_ps(8.0);
+    // Where frame r of 8 lands after a stereo window's deinterleaving.
+    let order = _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
     let mut kf = _mm256_setr_ps(0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0);
-    // Per voice: the lane offsets k * step (ordered as `interp_avx2` orders
+    // Per voice: the lane offsets k * step (ordered as `positions8!` wants
     // them), its gains and their steps.
     struct Lanes {
         off_a: __m256i,
@@ -125,26 +156,6 @@ unsafe fn pair_avx2<const RA: bool, const RB: bool>(
         }
     };
     let (la, lb) = (lanes(a), lanes(b));
-    // The interpolated sample of eight frames from position `p`.
-    let fetch = |data: &[f32], p: u64, ln: &Lanes| {
-        let i0 = (p >> FRAC_BITS) as usize;
-        let fr = _mm256_set1_epi64x((p & FRAC_MASK) as i64);
-        let ra = _mm256_castsi256_ps(_mm256_add_epi64(fr, ln.off_a));
-        let rb = _mm256_castsi256_ps(_mm256_add_epi64(fr, ln.off_b));
-        let lo = _mm256_castps_si256(_mm256_shuffle_ps::<0b10_00_10_00>(ra, rb));
-        let rel = _mm256_castps_si256(_mm256_shuffle_ps::<0b11_01_11_01>(ra, rb));
-        let f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32::<8>(lo)), scale);
-        // SAFETY: frame i0 is the frame of a position at most the
-        // segment's last, so the 8 samples from i0 and from i0 + 1 lie
-        // within `data` (`Segment::fits`: last frame + 9 <= data.len()).
-        let (wa, wb) = unsafe {
-            let w = data.as_ptr().add(i0);
-            (_mm256_loadu_ps(w), _mm256_loadu_ps(w.add(1)))
-        };
-        let x = _mm256_permutevar8x32_ps(wa, rel);
-        let y = _mm256_permutevar8x32_ps(wb, rel);
-        _mm256_add_ps(x, _mm256_mul_ps(_mm256_sub_ps(y, x), f))
-    };
     let gains = |ln: &Lanes, ramp: bool, kf: __m256| {
         if ramp {
             (
@@ -155,10 +166,29 @@ unsafe fn pair_avx2<const RA: bool, const RB: bool>(
             (ln.gl, ln.gr)
         }
     };
+    let (base_a, base_b) = (a.data.as_ptr(), b.data.as_ptr());
     let (mut pa, mut pb) = (a.pos, b.pos);
     for j in 0..groups {
-        let va = fetch(a.data, pa, &la);
-        let vb = fetch(b.data, pb, &lb);
+        let (ia, rel_a, fa) = positions8!(pa, la.off_a, la.off_b, scale);
+        let (ib, rel_b, fb) = positions8!(pb, lb.off_a, lb.off_b, scale);
+        // SAFETY: frame ia is the frame of a position at most segment a's
+        // last, whose step is at most 1, so its windows (frames ia .. ia + 9)
+        // lie within its data (`Segment::fits`: (last frame + 9) * channels
+        // <= data.len()); likewise for b.
+        let ((al, ar), (bl, br)) = unsafe {
+            (
+                if CA == 2 {
+                    permute8!(2, base_a, ia, rel_a, fa, order)
+                } else {
+                    permute8!(1, base_a, ia, rel_a, fa, order)
+                },
+                if CB == 2 {
+                    permute8!(2, base_b, ib, rel_b, fb, order)
+                } else {
+                    permute8!(1, base_b, ib, rel_b, fb, order)
+                },
+            )
+        };
         let (gla, gra) = gains(&la, RA, kf);
         let (glb, grb) = gains(&lb, RB, kf);
         kf = _mm256_add_ps(kf, eight);
@@ -166,10 +196,10 @@ unsafe fn pair_avx2<const RA: bool, const RB: bool>(
         unsafe {
             let ol = l.as_mut_ptr().add(8 * j);
             let or = r.as_mut_ptr().add(8 * j);
-            let sl = _mm256_add_ps(_mm256_loadu_ps(ol), _mm256_mul_ps(va, gla));
-            let sr = _mm256_add_ps(_mm256_loadu_ps(or), _mm256_mul_ps(va, gra));
-            _mm256_storeu_ps(ol, _mm256_add_ps(sl, _mm256_mul_ps(vb, glb)));
-            _mm256_storeu_ps(or, _mm256_add_ps(sr, _mm256_mul_ps(vb, grb)));
+            let sl = _mm256_add_ps(_mm256_loadu_ps(ol), _mm256_mul_ps(al, gla));
+            let sr = _mm256_add_ps(_mm256_loadu_ps(or), _mm256_mul_ps(ar, gra));
+            _mm256_storeu_ps(ol, _mm256_add_ps(sl, _mm256_mul_ps(bl, glb)));
+            _mm256_storeu_ps(or, _mm256_add_ps(sr, _mm256_mul_ps(br, grb)));
         }
         pa = pa.wrapping_add(8 * a.step);
         pb = pb.wrapping_add(8 * b.step);
@@ -179,7 +209,7 @@ unsafe fn pair_avx2<const RA: bool, const RB: bool>(
     // frames (and the next) are within its data (`Segment::fits`).
     unsafe {
         let (tl, tr) = (&mut l[done..], &mut r[done..]);
-        interp::<1, RA>(a.data, pa, a.step, tl, tr, a.gain, done);
-        interp::<1, RB>(b.data, pb, b.step, tl, tr, b.gain, done);
+        interp::<CA, RA>(a.data, pa, a.step, tl, tr, a.gain, done);
+        interp::<CB, RB>(b.data, pb, b.step, tl, tr, b.gain, done);
     }
 }

@@ -373,15 +373,22 @@ fn exact_and_interpolated_paths_agree_on_whole_positions() {
 /// exactly what mixing the two voices one after the other with the
 /// portable kernel writes: random positions (whole frames and fractions,
 /// up to the last frame it may take), steps up to 1, gains, ramps on
-/// either voice, lengths that are not multiples of 8. Where it declines (a
+/// either voice, mono and stereo sounds in every combination, lengths that
+/// are not multiples of 8. Where it declines (a
 /// step above 1, an exact copy, a window past the data), it writes nothing.
 #[test]
 fn the_pair_kernel_matches_two_portable_passes_bit_for_bit() {
     let isa = Isa::detect();
     let mut rng = Rng(11);
     let frames = 2_000;
-    let sound = |rng: &mut Rng| -> Vec<f32> { (0..frames + 9).map(|_| rng.f32()).collect() };
-    let (da, db) = (sound(&mut rng), sound(&mut rng));
+    let sound = |rng: &mut Rng, ch: usize| -> Vec<f32> {
+        (0..(frames + 9) * ch).map(|_| rng.f32()).collect()
+    };
+    // Per channel count, two sounds (voice a's and voice b's).
+    let data = [
+        [sound(&mut rng, 1), sound(&mut rng, 1)],
+        [sound(&mut rng, 2), sound(&mut rng, 2)],
+    ];
     let steps = [
         FRAC_ONE / 7,
         (0.91875 * FRAC_ONE as f64) as u64,
@@ -390,19 +397,22 @@ fn the_pair_kernel_matches_two_portable_passes_bit_for_bit() {
         FRAC_ONE + 1,
     ];
     let (mut paired, mut declined) = (0, 0);
-    for round in 0..600 {
+    let mut kinds = [[0; 2]; 2];
+    for round in 0..1_200 {
         let n = 1 + (rng.next() % 600) as usize;
-        let a = random_segment(&da, n, frames as u64, &steps, &mut rng);
-        let b = random_segment(&db, n, frames as u64, &steps, &mut rng);
+        let (ca, cb) = (1 + (rng.next() % 2) as usize, 1 + (rng.next() % 2) as usize);
+        let a = random_segment(&data[ca - 1][0], ca, n, frames as u64, &steps, &mut rng);
+        let b = random_segment(&data[cb - 1][1], cb, n, frames as u64, &steps, &mut rng);
         let start: Vec<f32> = (0..n).map(|_| rng.f32()).collect();
         let (mut l, mut r) = (start.clone(), start.iter().map(|x| -x).collect::<Vec<_>>());
         let (mut wl, mut wr) = (l.clone(), r.clone());
         if mix_pair(isa, &a, &b, &mut l, &mut r) {
             paired += 1;
+            kinds[ca - 1][cb - 1] += 1;
             for s in [&a, &b] {
                 assert!(mix(
                     Isa::Scalar,
-                    1,
+                    s.channels,
                     s.data,
                     s.pos,
                     s.step,
@@ -419,13 +429,13 @@ fn the_pair_kernel_matches_two_portable_passes_bit_for_bit() {
         assert_eq!(
             (bits(&l), bits(&r)),
             (bits(&wl), bits(&wr)),
-            "round {round}, n {n}"
+            "round {round}, n {n}, channels {ca} and {cb}"
         );
     }
     if Isa::detect() != Isa::Scalar {
         assert!(
-            paired > 100 && declined > 50,
-            "{paired} paired, {declined} declined"
+            paired > 200 && declined > 100 && kinds.iter().flatten().all(|&k| k > 20),
+            "{paired} paired ({kinds:?} by channels), {declined} declined"
         );
     }
 }
@@ -433,6 +443,7 @@ fn the_pair_kernel_matches_two_portable_passes_bit_for_bit() {
 /// A random segment of `n` frames over `data` for the pair kernel test.
 fn random_segment<'a>(
     data: &'a [f32],
+    channels: usize,
     n: usize,
     frames: u64,
     steps: &[u64],
@@ -456,6 +467,7 @@ fn random_segment<'a>(
     };
     Segment {
         data,
+        channels,
         pos: (start << 32) | frac,
         step,
         gain: Gain {

@@ -1,6 +1,6 @@
 //! Two voices rendered in one pass ([`kernel::mix_pair`]) where both
 //! would render the whole chunk as one segment: playing (not waiting,
-//! pausing or stopping), a decoded mono sound, no end, loop point or end
+//! pausing or stopping), a decoded mono or stereo sound, no end, loop point or end
 //! of a ramp within the chunk. Anything else is rendered one voice at a
 //! time by [`Voice::render`], and so is this when the kernel declines.
 //!
@@ -13,16 +13,11 @@ use crate::simd::Isa;
 
 impl Voice {
     /// The segment `render` would mix for the next `n` frames, if that is
-    /// all of them in one segment of a decoded mono sound while playing;
+    /// all of them in one segment of a decoded sound while playing;
     /// with the ramp's per-frame step.
     #[inline(always)]
     fn whole_segment(&self, n: usize) -> Option<(Segment<'_>, [f32; 2])> {
-        if self.stream != 0
-            || self.delay > 0
-            || self.phase != Phase::Playing
-            || self.sound.channels != 1
-            || n == 0
-        {
+        if self.stream != 0 || self.delay > 0 || self.phase != Phase::Playing || n == 0 {
             return None;
         }
         let (_, tiled, limit) = self.span();
@@ -36,6 +31,7 @@ impl Voice {
         let d = self.ramp_delta();
         let segment = Segment {
             data,
+            channels: self.sound.channels,
             pos: self.pos,
             step: self.step,
             gain: Gain {
