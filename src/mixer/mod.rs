@@ -55,8 +55,7 @@ use crossbeam_channel::Receiver;
 use ringbuf::traits::Producer;
 use ringbuf::HeapProd;
 
-use crate::command::ValidParams;
-use crate::command::{Command, EngineId, Event, StreamTicket, TimedEvent, VoiceHandle};
+use crate::command::{Command, EngineId, Event, TimedEvent, VoiceHandle};
 use crate::render::buses::{Buses, BUS_FRAMES};
 use crate::render::prefetch::Prefetch;
 use crate::render::stream::StreamReaders;
@@ -64,12 +63,12 @@ use crate::render::tails::Tails;
 use crate::render::voice::Voice;
 use crate::settings::EngineSettings;
 use crate::simd::Isa;
-use crate::sound::SoundData;
 use crate::stats::Counters;
 use crate::voices::audibility::Audibility;
 use crate::voices::virtual_pool::VirtualPool;
-use crate::voices::{Identity, Newcomer, Placement, Ran, Refusal, StealRules, VoicePool};
+use crate::voices::{Ran, StealRules, VoicePool};
 
+mod admission;
 mod commands;
 mod ranking;
 mod virtual_voices;
@@ -448,124 +447,6 @@ impl Mixer {
         if std::mem::take(&mut self.buses_resumed) {
             self.buses_resumed_virtual();
         }
-    }
-
-    pub(crate) fn play(
-        &mut self,
-        id: u64,
-        sound: Arc<SoundData>,
-        params: &ValidParams,
-        stream: Option<StreamTicket>,
-    ) {
-        let now = self.frame;
-        let fade_in = (params.fade_in * self.out_rate as f32).round() as u32;
-        // A start still ahead waits in its voice, to the frame.
-        let delay = params.start_at.saturating_sub(now).min(u64::from(u32::MAX)) as u32;
-        let slot = stream.map(|t| usize::from(t.slot));
-        if let (Some(t), Some(k)) = (stream, slot) {
-            // Read from the stream's start. If the play is refused, no
-            // voice reads it and the slot is released after the next block.
-            if let Some(reader) = self.streams.get(k) {
-                reader.begin(t.epoch, id, sound.channels, 0);
-            }
-        }
-        let voice = Voice::new(sound, params, self.out_rate, fade_in, delay, slot);
-        let level = rank(&self.audibility, &self.buses, &self.streams, &voice);
-        let who = Identity {
-            id,
-            priority: params.priority,
-            protected: params.protected,
-            group: params.group,
-            virtualize: params.virtualize,
-        };
-        let handle = VoiceHandle::new(self.engine, id);
-        let starts = now + u64::from(delay);
-        // A bus volume changed earlier in this drain: rank by it already.
-        self.refresh_bus_levels();
-        let order = self.next_order;
-        let new = Newcomer {
-            who,
-            voice,
-            level,
-            order,
-            now,
-            fresh: true,
-        };
-        match self.pool.place(new, self.rules) {
-            Placement::Started => {}
-            Placement::Rejected { voice, why } => {
-                if why == Refusal::GroupFull {
-                    Counters::bump(&self.counters.limited);
-                }
-                // Refused a slot: it may start virtual instead (not when
-                // refused as a too-early retrigger: that is meant to go).
-                if who.virtualize && why != Refusal::TooSoon {
-                    if let Err(voice) = self.park(who, voice, order, handle) {
-                        drop(voice); // an Arc decrement: the game side holds the sound
-                    } else {
-                        // Accepted: a retrigger interval counts from it.
-                        self.pool.accepted_virtual(who.group, now);
-                        self.started(handle, starts);
-                        self.virtualized(handle);
-                        return;
-                    }
-                }
-                if why == Refusal::TooSoon {
-                    Counters::bump(&self.counters.limited);
-                }
-                Counters::bump(&self.counters.rejections);
-                self.event(Event::Rejected { voice: handle });
-                return;
-            }
-            Placement::Stole { old, limited } => {
-                if limited {
-                    Counters::bump(&self.counters.limited);
-                }
-                self.displace(old, handle);
-            }
-        }
-        self.started(handle, starts);
-    }
-
-    /// A voice lost its slot to `by`: it fades out if it has sounded (one
-    /// that never rendered a frame, or is silent, is cut silently), and
-    /// goes virtual if it asked to and there is room, else it is stolen.
-    fn displace(&mut self, old: crate::voices::Replaced<Voice>, by: VoiceHandle) {
-        let now = self.frame;
-        let victim = VoiceHandle::new(self.engine, old.who.id);
-        let mut voice = old.voice;
-        if let Some(reader) = voice.stream_slot().and_then(|k| self.streams.get(k)) {
-            // Stolen (streams never go virtual): its fade-out reports nothing.
-            reader.silence_reports();
-        }
-        let sounded = old.start < now && !voice.is_waiting() && voice.peak_gain() > 0.0;
-        if old.who.virtualize && !voice.is_stopping() && self.virtuals.len() > 0 {
-            let keep = voice.fork();
-            if sounded {
-                voice.stop(self.steal_fade);
-                self.tails.push(voice);
-            }
-            if self.park(old.who, keep, old.order, by).is_ok() {
-                self.virtualized(victim);
-                return;
-            }
-        } else if sounded {
-            voice.stop(self.steal_fade);
-            self.tails.push(voice);
-        }
-        Counters::bump(&self.counters.steals);
-        self.event(Event::Stolen { victim, by });
-    }
-
-    fn started(&mut self, handle: VoiceHandle, frame: u64) {
-        self.next_order += 1;
-        let c = &self.counters;
-        Counters::bump(&c.started);
-        let live = self.pool.live() as u64;
-        c.active.store(live, Relaxed);
-        c.peak.fetch_max(live, Relaxed);
-        let event = Event::Started { voice: handle };
-        push_event(&mut self.events, &self.counters, frame, event);
     }
 
     fn event(&mut self, event: Event) {
