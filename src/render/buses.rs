@@ -123,6 +123,13 @@ pub(crate) struct Buses {
     pause_fade: u32,
     /// Some bus's volume changed since [`Buses::clear_volume_changes`].
     any_volume_changed: bool,
+    /// Some bus's volume or pause ramp may still be running (false: every
+    /// ramp is steady, and moving them on would change nothing).
+    ramping: bool,
+    /// Some bus is paused (its `paused` flag: held or fading out).
+    any_paused: bool,
+    /// Some bus besides the master is used in the current chunk.
+    any_used: bool,
     /// Per bus, output frames its voices have been held so far (by its
     /// pause or the master's): what a virtual voice on it must not move by.
     held: Box<[u64]>,
@@ -150,6 +157,9 @@ impl Buses {
             chunk: 0,
             pause_fade,
             any_volume_changed: false,
+            ramping: false,
+            any_paused: false,
+            any_used: false,
             held: vec![0; count].into_boxed_slice(),
         }
     }
@@ -175,6 +185,7 @@ impl Buses {
             bus.volume.to(volume, frames);
             bus.volume_changed = true;
             self.any_volume_changed = true;
+            self.ramping |= frames > 0;
         }
     }
 
@@ -221,6 +232,8 @@ impl Buses {
         } else {
             bus.pause.to(1.0, fade);
         }
+        self.ramping |= bus.pause.left > 0;
+        self.any_paused = self.buses.iter().any(|b| b.paused);
         true
     }
 
@@ -241,8 +254,9 @@ impl Buses {
     pub(crate) fn begin_chunk(&mut self, n: usize) {
         self.chunk = n.min(BUS_FRAMES);
         self.used.fill(false);
+        self.any_used = false;
         self.target(MASTER_BUS);
-        if self.buses.iter().any(|b| b.paused) {
+        if self.any_paused {
             for b in 0..self.held.len() {
                 let limit = self.render_limit(b as u16);
                 if let Some(h) = self.held.get_mut(b) {
@@ -304,6 +318,7 @@ impl Buses {
         if let Some(used) = self.used.get_mut(b) {
             if !*used {
                 *used = true;
+                self.any_used |= b != 0;
                 l.fill(0.0);
                 r.fill(0.0);
             }
@@ -320,7 +335,12 @@ impl Buses {
         let (master, rest) = self.buffers.split_at_mut(2 * BUS_FRAMES);
         let (ml, mr) = master.split_at_mut(BUS_FRAMES);
         let (ml, mr) = (&mut ml[..n], &mut mr[..n]);
-        for ((bus, &used), buf) in self.buses[1..]
+        let sub = if std::mem::take(&mut self.any_used) {
+            &self.buses[1..]
+        } else {
+            &[]
+        };
+        for ((bus, &used), buf) in sub
             .iter()
             .zip(&self.used[1..])
             .zip(rest.chunks_exact(2 * BUS_FRAMES))
@@ -369,9 +389,15 @@ impl Buses {
                 interleave_limited(ml, mr, 1.0, out, isa);
             }
         }
-        for bus in self.buses.iter_mut() {
-            bus.volume.advance(n);
-            bus.pause.advance(n);
+        // (A steady ramp stays as it is: only running ones move.)
+        if self.ramping {
+            let mut running = false;
+            for bus in self.buses.iter_mut() {
+                bus.volume.advance(n);
+                bus.pause.advance(n);
+                running |= bus.volume.left > 0 || bus.pause.left > 0;
+            }
+            self.ramping = running;
         }
     }
 }
