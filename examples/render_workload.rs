@@ -14,8 +14,8 @@
 //!
 //! It prints the time the blocks took per voice-frame (wall clock, the
 //! set-up left out): run it a few times, alternating with the binary it is
-//! compared to, and compare the medians; the figure moves with whatever
-//! else the machine runs.
+//! compared to, and compare the medians (`scripts/alternate.py` does that);
+//! the figure moves with whatever else the machine runs.
 
 use voicepool::bench_support::{Workload, BLOCK};
 
