@@ -393,6 +393,7 @@ impl Mixer {
         let count = (self.pool.len() * frames).div_ceil(LEVEL_REFRESH_FRAMES);
         let (audibility, buses) = (self.audibility, &self.buses);
         let streams = &self.streams;
+        // (After `end_block`: the setting the next block renders with.)
         let fetch = self.prefetch.is_on();
         self.pool.refresh_levels(
             count,

@@ -114,9 +114,10 @@ impl Loudness {
         }
     }
 
-    /// Asks the CPU to start loading the table entries
-    /// [`Loudness::energy_to`]`(at, looping)` reads (a hint: it changes
-    /// nothing and cannot fault).
+    /// Asks the CPU to start loading the cache line of the first table
+    /// entry [`Loudness::energy_to`]`(at, looping)` reads (its neighbour is
+    /// on the same line seven times in eight; past a one-shot's end nothing
+    /// is fetched). A hint: it changes nothing and cannot fault.
     #[inline]
     pub(crate) fn prefetch_to(&self, at: f64, looping: bool) {
         #[cfg(target_arch = "x86_64")]

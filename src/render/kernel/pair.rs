@@ -33,7 +33,8 @@ pub(crate) struct Segment<'a> {
 impl Segment<'_> {
     /// Whether the AVX2 pair kernel may render `n` frames of it: one or two
     /// channels, a step of at most 1 that is not an exact copy, and every
-    /// sample its 8-frame windows load within `data`.
+    /// sample its windows load (9 frames from each group's first) within
+    /// `data`.
     fn fits(&self, n: usize) -> bool {
         let ch = self.channels;
         if ch.wrapping_sub(1) > 1

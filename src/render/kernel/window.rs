@@ -3,8 +3,10 @@
 //! one-voice kernel ([`super::avx2`]) and the two-voice kernel
 //! ([`super::pair`]) so that both compute the same bits the same way.
 //!
-//! They are macros, not functions: a helper function would not carry its
-//! callers' AVX2 target feature, so its intrinsics would not be inlined.
+//! They are macros, not functions, so that the fetch is written once yet
+//! always compiled inside its caller's AVX2 loop (a function with a target
+//! feature cannot be `#[inline(always)]`; sharing it must not hang on the
+//! inliner's choice in the hottest loop).
 //! Each expands to intrinsics only, in the caller's `unsafe` context, with
 //! `std::arch::x86_64::*`, `FRAC_BITS` and `FRAC_MASK` in scope.
 
@@ -35,10 +37,11 @@ macro_rules! positions8 {
 /// in-register permutes, interpolated at `$f`: `(left, right)` (a mono
 /// source's value twice).
 ///
-/// Mono: two loads, two permutes. Stereo: two loads of 8 interleaved
-/// frames each; one `shuffle_ps` per pair splits them into left and right
-/// (frames in the lane order `$order` = `[0, 1, 4, 5, 2, 3, 6, 7]`, which
-/// the permute indices absorb), then four permutes.
+/// Mono: two loads, two permutes. Stereo: four loads (each window of 8
+/// interleaved frames is two registers), four `shuffle_ps` that split the
+/// two windows into left and right (frames in the lane order `$order` =
+/// `[0, 1, 4, 5, 2, 3, 6, 7]`), one permute that maps each lane's frame
+/// into that order, then four permutes.
 ///
 /// Safety (the caller's): every lane's frame offset is at most 7 (a step
 /// of at most 1), and `($i0 + 9) * channels` samples lie in the data.
