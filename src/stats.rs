@@ -75,7 +75,9 @@ pub struct Stats {
     /// play was silent until data came.
     pub stream_underruns: u64,
     /// Streams whose file failed to decode partway (their play ended at
-    /// what was decoded) or could not be opened again.
+    /// what was decoded) or could not be opened again. A decoder that
+    /// panicked counts here too: the panic is caught, that stream ends,
+    /// and the loader goes on with the others.
     pub stream_decode_errors: u64,
     /// Live engine: data callbacks the device made.
     pub callbacks: u64,

@@ -467,6 +467,67 @@ fn a_loader_thread_that_cannot_start_refuses_the_play_and_loses_nothing() {
     assert_eq!(terminal, [&Event::Ended { voice: h }]);
 }
 
+/// A decoder that panics mid-stream (a decoding library's bug, met on a
+/// malformed file) ends that stream as a decode error does: its play ends
+/// with one `Ended`, the error is counted, and the loader thread lives on
+/// to stream the next play to its end.
+#[test]
+fn a_decoder_panic_ends_its_stream_and_the_loader_goes_on() {
+    /// Runs blocks, paced loosely so the loader thread keeps up, until
+    /// `done` (shown the engine and how many blocks have sounded so far);
+    /// collects the events.
+    fn run(
+        engine: &mut voicepool::Engine,
+        mixer: &mut voicepool::Mixer,
+        events: &mut Vec<Event>,
+        done: impl Fn(&voicepool::Engine, usize) -> bool,
+    ) -> usize {
+        let deadline = std::time::Instant::now() + Duration::from_secs(120);
+        let (mut block, mut sounded) = (vec![0.0f32; 2 * 480], 0);
+        while !done(engine, sounded) {
+            assert!(std::time::Instant::now() < deadline, "{:?}", engine.stats());
+            mixer.process(&mut block);
+            sounded += usize::from(block.iter().any(|&s| s != 0.0));
+            events.extend(engine.drain_events());
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        events.extend(engine.drain_events());
+        sounded
+    }
+    let dir = Scratch::new("streaming-decoder-panic");
+    let (_, file) = files(&dir, 22_050).remove(0);
+    let streamed = Sound::stream_file(&file).unwrap();
+    let (mut engine, mut mixer) = voicepool::Engine::new(EngineSettings::default()).unwrap();
+    let mut events = Vec::new();
+    let looped = engine
+        .play(&streamed, PlayParams::default().looping(true))
+        .unwrap();
+    // It plays for a while; the panic comes mid-stream.
+    run(&mut engine, &mut mixer, &mut events, |_, sounded| {
+        sounded >= 20
+    });
+    engine.panic_next_stream_decode();
+    run(&mut engine, &mut mixer, &mut events, |e, _| {
+        !e.is_playing(looped)
+    });
+    assert_eq!(engine.stats().stream_decode_errors, 1);
+
+    let after = engine.play(&streamed, PlayParams::default()).unwrap();
+    let sounded = run(&mut engine, &mut mixer, &mut events, |e, _| {
+        !e.is_playing(after)
+    });
+    assert!(sounded > 0, "the next stream plays");
+    let terminal: Vec<_> = events.iter().filter(|e| e.is_terminal()).collect();
+    assert_eq!(
+        terminal,
+        [
+            &Event::Ended { voice: looped },
+            &Event::Ended { voice: after }
+        ]
+    );
+    assert_eq!(engine.stats().stream_decode_errors, 1);
+}
+
 /// Errors name the file and the reason, as `Sound::from_file` does.
 #[test]
 fn stream_file_errors_name_the_file() {

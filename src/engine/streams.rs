@@ -82,6 +82,12 @@ impl StreamSlots {
         self.loader.refuse_thread(refuse);
     }
 
+    /// See [`Loader::panic_next_decode`].
+    #[cfg(feature = "hooks")]
+    pub(super) fn panic_next_decode(&self) {
+        self.loader.panic_next_decode();
+    }
+
     /// Offline: fills every ring.
     pub(super) fn pump_all(&mut self) {
         self.loader.pump_all();
@@ -177,6 +183,14 @@ impl Controller {
     #[cfg(feature = "hooks")]
     pub fn refuse_stream_loader_thread(&self, refuse: bool) {
         self.lock().streams.refuse_loader_thread(refuse);
+    }
+
+    /// Makes the stream loader's next decode panic, as a decoding library
+    /// with a bug might on a malformed file (tests: the stream being
+    /// decoded ends as on a decode error, and the loader goes on).
+    #[cfg(feature = "hooks")]
+    pub fn panic_next_stream_decode(&self) {
+        self.lock().streams.panic_next_decode();
     }
 
     /// Moves the voice to `position` in its sound (from the sound's start,

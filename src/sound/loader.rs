@@ -7,6 +7,7 @@
 //! waits for the audio thread: a full ring is left for the next pass
 //! (every [`POLL`], or at once when the game side starts a play).
 
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -81,6 +82,9 @@ pub(crate) struct Worker {
     requests: Receiver<Request>,
     /// Bumped on every decode error (shared with the engine's stats).
     errors: Arc<std::sync::atomic::AtomicU64>,
+    /// A test's stand-in for a decoder that panics: the next decode does.
+    #[cfg(feature = "hooks")]
+    panic_next: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Worker {
@@ -102,6 +106,8 @@ impl Worker {
                 .collect(),
             requests,
             errors,
+            #[cfg(feature = "hooks")]
+            panic_next: Arc::default(),
         }
     }
 
@@ -164,9 +170,16 @@ impl Worker {
             meter.window_frames(),
             source.opening_power,
         );
-        let decoder = match source.open(req.from) {
-            Ok(d) => Some(d),
-            Err(_) => {
+        // A decoder that panics (a bug in it, met on a malformed file) is a
+        // decode error of this stream: the loader and every other stream
+        // go on, and the play ends where its samples do. (symphonia's calls
+        // are guarded inside `StreamDecoder` already; this covers hound's
+        // WAV reading and the loader's own code, so that no panic can end
+        // the thread and leave plays in flight waiting forever.)
+        let opened = catch_unwind(AssertUnwindSafe(|| source.open(req.from)));
+        let decoder = match opened {
+            Ok(Ok(d)) => Some(d),
+            Ok(Err(_)) | Err(_) => {
                 self.errors.fetch_add(1, Relaxed);
                 None
             }
@@ -197,6 +210,8 @@ impl Worker {
     /// decoded toward a seek's target).
     fn fill(&mut self, i: usize) -> bool {
         let errors = &self.errors;
+        #[cfg(feature = "hooks")]
+        let panic_next = &self.panic_next;
         let slot = &mut self.slots[i];
         let Some(epoch) = slot.job.as_ref().map(|j| j.epoch) else {
             return false;
@@ -216,7 +231,19 @@ impl Worker {
             if job.pending_at >= job.pending.len() {
                 job.pending.clear();
                 job.pending_at = 0;
-                match decode_more(job) {
+                // A panic in the decoder ends this stream as a decode error
+                // would (see `start`), its decoder dropped.
+                let decoded = catch_unwind(AssertUnwindSafe(|| {
+                    #[cfg(feature = "hooks")]
+                    if panic_next.swap(false, Relaxed) {
+                        panic!("a test's decoder panic (feature hooks)");
+                    }
+                    decode_more(job)
+                }));
+                match decoded.unwrap_or_else(|_| {
+                    job.decoder = None;
+                    Err(())
+                }) {
                     Ok(true) => {
                         if job.pending.is_empty() {
                             // Dropping frames up to a seek's target: work
@@ -308,6 +335,9 @@ pub(crate) struct Loader {
     /// A test's stand-in for a system that refuses the thread.
     #[cfg(feature = "hooks")]
     refuse_thread: bool,
+    /// The worker's [`Worker::panic_next`] (tests).
+    #[cfg(feature = "hooks")]
+    panic_next: Arc<std::sync::atomic::AtomicBool>,
 }
 
 enum Mode {
@@ -325,6 +355,8 @@ impl Loader {
             requests: Some(requests),
             #[cfg(feature = "hooks")]
             refuse_thread: false,
+            #[cfg(feature = "hooks")]
+            panic_next: Arc::clone(&worker.panic_next),
             mode: if threaded {
                 Mode::Idle(Some(worker))
             } else {
@@ -391,6 +423,13 @@ impl Loader {
             let _ = hand.send(w);
         }
         true
+    }
+
+    /// Makes the loader's next decode panic, as a decoder with a bug might
+    /// on a malformed file (tests).
+    #[cfg(feature = "hooks")]
+    pub(crate) fn panic_next_decode(&self) {
+        self.panic_next.store(true, Relaxed);
     }
 
     /// Makes [`Loader::start`] fail as if the system refused the thread
