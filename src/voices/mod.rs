@@ -16,12 +16,19 @@ pub(crate) mod audibility;
 pub(crate) mod free_list;
 mod groups;
 mod id_index;
+mod passes;
 pub(crate) mod victim;
 pub(crate) mod virtual_pool;
 
+pub(crate) use passes::Ran;
+#[cfg(test)]
+use passes::RUN_AHEAD;
+
 use crate::command::{StealPolicy, ValidGroup, NO_GROUP};
 use crate::simd::Isa;
-use free_list::{FreeList, Slot};
+use free_list::FreeList;
+#[cfg(any(test, feature = "hooks"))]
+use free_list::Slot;
 use groups::{Admission, Groups};
 use id_index::IdIndex;
 use victim::{Candidates, Victim, NOT_A_CANDIDATE};
@@ -123,20 +130,6 @@ pub(crate) struct Newcomer<V> {
     /// A new play (a group's retrigger interval counts from it), not a
     /// virtual voice coming back.
     pub(crate) fresh: bool,
-}
-
-/// How many slots ahead of the one rendering [`VoicePool::run`] shows a
-/// voice to its `ahead` hook: far enough that the data fetched has
-/// arrived when its turn comes, near enough that it is still in cache.
-pub(crate) const RUN_AHEAD: usize = 4;
-
-/// What [`VoicePool::run`]'s renderer did with the voice (or two) it was
-/// shown.
-pub(crate) enum Ran {
-    /// Rendered the first; `Some(x)` if it ended (`x` frames sounded).
-    One(Option<usize>),
-    /// Rendered both; neither ended.
-    Both,
 }
 
 /// A fixed-size pool of voices `V`, with their identities, audibility
@@ -407,102 +400,6 @@ impl<V> VoicePool<V> {
         if let (Some(l), Some(k)) = (self.levels.get_mut(i), self.candidates.keys.get_mut(i)) {
             *l = level;
             *k = victim::with_level(*k, level);
-        }
-    }
-
-    /// Applies `f` to every live voice; `f` returns its new level, or
-    /// `None` to keep the level it has.
-    pub(crate) fn update_all(&mut self, mut f: impl FnMut(&mut V) -> Option<f32>) {
-        for i in 0..self.slots.len() {
-            if let Some(level) = self.slots.get_mut(i).and_then(&mut f) {
-                self.set_level(i, level);
-            }
-        }
-    }
-
-    /// Recomputes the level of the next `count` slots (round robin over the
-    /// pool; free slots are skipped) with `level`: the voice manager's own
-    /// refresh, on its own schedule, never left to metering. A caller that
-    /// passes `count` = slots × block / period refreshes every voice at
-    /// least once per `period` frames, at a cost spread evenly over blocks.
-    ///
-    /// Before slot `i`'s level, `ahead` is shown the live voice in slot
-    /// `i + RUN_AHEAD` if it is among the `count` (so the caller can fetch
-    /// what its level reads early).
-    pub(crate) fn refresh_levels(
-        &mut self,
-        count: usize,
-        mut level: impl FnMut(&V) -> f32,
-        mut ahead: impl FnMut(&V),
-    ) {
-        let len = self.slots.len();
-        let count = count.min(len);
-        for k in 0..count {
-            let i = self.refresh_cursor;
-            self.refresh_cursor = if i + 1 >= len { 0 } else { i + 1 };
-            if k + RUN_AHEAD < count {
-                let j = (i + RUN_AHEAD) % len;
-                if let Some(Slot::Live(v)) = self.slots.slots().get(j) {
-                    ahead(v);
-                }
-            }
-            if let Some(Slot::Live(v)) = self.slots.slots().get(i) {
-                let l = level(v);
-                self.set_level(i, l);
-            }
-        }
-    }
-
-    /// Runs `f` on every live voice, in slot order. Where slots `i` and
-    /// `i + 1` both hold a voice, `f` is shown both (`f(a, Some(b))`) and
-    /// may run the two ([`Ran::Both`]: neither ended) or only the first;
-    /// otherwise `f(v, None)`. A voice for which it returns
-    /// `Ran::One(Some(x))` has ended: its slot is freed and `ended(id, x)`
-    /// called. Before slot `i` runs, `ahead` is shown the live voice in
-    /// slot `i + RUN_AHEAD`, if any (the renderer fetches its data early, so
-    /// it is in cache when its turn comes).
-    pub(crate) fn run(
-        &mut self,
-        mut f: impl FnMut(&mut V, Option<&mut V>) -> Ran,
-        mut ahead: impl FnMut(&V),
-        mut ended: impl FnMut(u64, usize),
-    ) {
-        let len = self.slots.len();
-        let mut i = 0;
-        while i < len {
-            if let Some(v) = self.slots.get(i + RUN_AHEAD) {
-                ahead(v);
-            }
-            let ran = match self.slots.pair_mut(i) {
-                Some((a, b)) => f(a, Some(b)),
-                None => match self.slots.get_mut(i) {
-                    Some(v) => f(v, None),
-                    None => Ran::One(None),
-                },
-            };
-            match ran {
-                Ran::Both => {
-                    if let Some(v) = self.slots.get(i + 1 + RUN_AHEAD) {
-                        ahead(v);
-                    }
-                    i += 2;
-                }
-                Ran::One(done) => {
-                    if let Some(x) = done {
-                        if let Some((id, _voice)) = self.release(i) {
-                            ended(id, x);
-                        }
-                    }
-                    i += 1;
-                }
-            }
-        }
-    }
-
-    /// Calls `f(slot, id, level)` for every slot (id 0 for a free one).
-    pub(crate) fn report(&self, mut f: impl FnMut(usize, u64, f32)) {
-        for (i, (who, &level)) in self.who.iter().zip(self.levels.iter()).enumerate() {
-            f(i, who.id, level);
         }
     }
 
