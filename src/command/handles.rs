@@ -1,0 +1,196 @@
+//! The handles the game holds: [`VoiceHandle`] (one `play` call),
+//! [`GroupHandle`] and [`BusHandle`], each carrying the [`EngineId`] of the
+//! engine that issued it, so a handle from another engine, or a stale one,
+//! names nothing. Plain `Copy` data, safe to send anywhere.
+
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+use super::MASTER_BUS;
+
+/// Names one `play` call. `Copy + Eq + Hash`; unique per play for the life of
+/// the engine, and never equal to a handle of another engine: it carries the
+/// id of the engine that issued it (engines are numbered as they are made)
+/// beside a 64-bit play id. A handle whose voice has ended or been stolen is
+/// *stale*, and a handle from another engine is as stale as that: commands
+/// sent with it do nothing and `is_playing` is false for it.
+///
+/// ```
+/// use std::collections::HashMap;
+/// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound, VoiceHandle};
+/// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+/// let blip = Sound::from_samples(1, 48_000, vec![0.5; 240])?;
+/// let mut owner: HashMap<VoiceHandle, &str> = HashMap::new();
+/// owner.insert(engine.play(&blip, PlayParams::default())?, "door");
+/// owner.insert(engine.play(&blip, PlayParams::default())?, "lever");
+/// engine.render(480);
+/// for event in engine.drain_events() {
+///     if let Some(voice) = event.voice().filter(|_| event.is_terminal()) {
+///         owner.remove(&voice); // the sound is over: forget it
+///     }
+/// }
+/// assert!(owner.is_empty());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VoiceHandle {
+    engine: u32,
+    id: u64,
+}
+
+impl VoiceHandle {
+    pub(crate) fn new(engine: EngineId, id: u64) -> VoiceHandle {
+        VoiceHandle {
+            engine: engine.0,
+            id,
+        }
+    }
+
+    /// The id of the play call, counting from 1 in the order plays were
+    /// issued on its engine.
+    ///
+    /// ```
+    /// # use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+    /// # let engine = OfflineEngine::new(EngineSettings::default())?;
+    /// # let blip = Sound::from_samples(1, 48_000, vec![0.5; 240])?;
+    /// let first = engine.play(&blip, PlayParams::default())?;
+    /// let second = engine.play(&blip, PlayParams::default())?;
+    /// assert_eq!((first.id(), second.id()), (1, 2));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn id(self) -> u64 {
+        self.id
+    }
+
+    /// The play id, if this handle was issued by `engine`.
+    pub(crate) fn id_in(self, engine: EngineId) -> Option<u64> {
+        (self.engine == engine.0).then_some(self.id)
+    }
+}
+
+/// Which engine a handle belongs to: a process-wide number given to each
+/// engine as it is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct EngineId(u32);
+
+impl EngineId {
+    /// The next engine's number. (After 2^32 engines in one process the
+    /// numbers repeat; a handle kept across that many engines could then
+    /// match again.)
+    pub(crate) fn next() -> EngineId {
+        static NEXT: AtomicU32 = AtomicU32::new(1);
+        EngineId(NEXT.fetch_add(1, Relaxed))
+    }
+}
+
+/// Names a group of voices made by `create_group` (an instance limit, a
+/// policy for a full group, a retrigger interval). `Copy + Eq + Hash`; only
+/// valid on the engine that made it: with another engine's group, `play`
+/// returns [`crate::PlayError::ForeignHandle`].
+///
+/// ```
+/// use voicepool::{EngineSettings, GroupSettings, OfflineEngine, PlayParams, Sound};
+/// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+/// let guns = engine.create_group(GroupSettings { max_voices: 4, ..Default::default() })?;
+/// let shot = Sound::from_samples(1, 48_000, vec![0.5; 4_800])?;
+/// engine.play(&shot, PlayParams::default().group(guns))?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GroupHandle {
+    engine: u32,
+    index: u16,
+}
+
+impl GroupHandle {
+    pub(crate) fn new(engine: EngineId, index: u16) -> GroupHandle {
+        GroupHandle {
+            engine: engine.0,
+            index,
+        }
+    }
+
+    /// The group's number on its engine, counting from 0 in the order the
+    /// groups were created.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, GroupSettings, OfflineEngine};
+    /// let engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let guns = engine.create_group(GroupSettings::default())?;
+    /// let steps = engine.create_group(GroupSettings::default())?;
+    /// assert_eq!((guns.index(), steps.index()), (0, 1));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn index(self) -> u16 {
+        self.index
+    }
+
+    /// The group's index, if this handle was issued by `engine`.
+    pub(crate) fn index_in(self, engine: EngineId) -> Option<u16> {
+        (self.engine == engine.0).then_some(self.index)
+    }
+}
+
+/// Names a bus: a volume (with fades) and a pause switch shared by the
+/// voices that play on it. Every engine has a master bus
+/// ([`crate::Controller::master_bus`]), which every other bus feeds; more are
+/// made with `create_bus`. `Copy + Eq + Hash`; a bus of another engine does
+/// nothing on this one (and `play` refuses it with
+/// [`crate::PlayError::ForeignHandle`]).
+///
+/// ```
+/// use std::time::Duration;
+/// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+/// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+/// let music = engine.create_bus()?;
+/// let song = Sound::from_samples(1, 48_000, vec![0.5; 48_000])?;
+/// engine.play(&song, PlayParams::default().bus(music).looping(true))?;
+/// engine.set_bus_volume(music, 0.5, Duration::from_millis(200))?;
+/// assert_ne!(music, engine.master_bus());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BusHandle {
+    engine: u32,
+    index: u16,
+}
+
+impl BusHandle {
+    pub(crate) fn new(engine: EngineId, index: u16) -> BusHandle {
+        BusHandle {
+            engine: engine.0,
+            index,
+        }
+    }
+
+    /// The bus's number on its engine: 0 for the master bus, then 1, 2, ...
+    /// in the order buses were created.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine};
+    /// let engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let music = engine.create_bus()?;
+    /// assert_eq!((engine.master_bus().index(), music.index()), (0, 1));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn index(self) -> u16 {
+        self.index
+    }
+
+    /// Whether this is its engine's master bus.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine};
+    /// let engine = OfflineEngine::new(EngineSettings::default())?;
+    /// assert!(engine.master_bus().is_master());
+    /// assert!(!engine.create_bus()?.is_master());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn is_master(self) -> bool {
+        self.index == MASTER_BUS
+    }
+
+    /// The bus's index, if this handle was issued by `engine`.
+    pub(crate) fn index_in(self, engine: EngineId) -> Option<u16> {
+        (self.engine == engine.0).then_some(self.index)
+    }
+}
