@@ -134,6 +134,24 @@ fn a_failing_device_reports_stream_errors_and_the_game_carries_on_with_a_new_eng
     run_case("errors", "capture_f32.conf", Path::new("/dev/full"));
 }
 
+/// A device that stops calling back without reporting any error (a stuck
+/// driver): the stall watchdog takes it for lost after its second, the
+/// output thread reopens the device, and the same voices go on. The capture
+/// "file" is a FIFO the child drains, then stops draining: ALSA's writes
+/// block, so no callback comes.
+#[test]
+fn a_device_that_stops_calling_back_is_reopened_and_the_voices_go_on() {
+    let capture = capture_path("stall");
+    let made = Command::new("mkfifo").arg(&capture).status();
+    assert!(
+        made.is_ok_and(|s| s.success()),
+        "mkfifo {}",
+        capture.display()
+    );
+    run_case("stall", "capture_f32.conf", &capture);
+    let _ = std::fs::remove_file(capture);
+}
+
 #[test]
 fn no_usable_device_is_a_clean_error() {
     run_case("nodevice", "no_device.conf", Path::new("/dev/null"));
@@ -177,6 +195,7 @@ fn child() {
         "quiet" => quiet_no_device(),
         "seen" => devices_seen(),
         "errors" => stream_errors(),
+        "stall" => stalled_device(&capture),
         other => panic!("unknown case {other}"),
     }
     println!("case {case} passed");
@@ -547,4 +566,84 @@ fn devices_seen() {
         }
         other => panic!("expected EngineError::NoDevice, got {other:?}"),
     }
+}
+
+/// The `stall` case: see
+/// [`a_device_that_stops_calling_back_is_reopened_and_the_voices_go_on`].
+fn stalled_device(fifo: &Path) {
+    use std::io::Read;
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+    // Read and write, so that neither this open nor ALSA's waits for the
+    // other end; a thread of ours drains it while `drain` is set.
+    let mut reader = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(fifo)
+        .expect("the FIFO opens");
+    let drain = Arc::new(AtomicBool::new(true));
+    let draining = Arc::clone(&drain);
+    std::thread::spawn(move || {
+        let mut buf = vec![0u8; 1 << 16];
+        loop {
+            if draining.load(Relaxed) {
+                if reader.read(&mut buf).is_err() {
+                    return;
+                }
+            } else {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+    });
+    let mut engine = AudioEngine::start(EngineSettings {
+        buffer_frames: Some(512),
+        ..Default::default()
+    })
+    .expect("the file/null PCM opens");
+    let hum = engine
+        .play(
+            &tone(2.0, 110.0, 0.0),
+            PlayParams::default().looping(true).protected(true),
+        )
+        .unwrap();
+    let mut events = Vec::new();
+    wait_until("the stream runs", || engine.stats().callbacks > 20);
+    // The device stops taking data: once the FIFO is full, no callback.
+    drain.store(false, Relaxed);
+    let lost = Event::StreamError {
+        kind: StreamErrorKind::DeviceLost,
+    };
+    wait_until("DeviceLost from the watchdog", || {
+        events.extend(engine.drain_events());
+        events.contains(&lost)
+    });
+    let stalled_at = engine.stats().callbacks;
+    // The driver comes back: the reopened device takes data again.
+    drain.store(true, Relaxed);
+    wait_until("OutputRecovered", || {
+        events.extend(engine.drain_events());
+        events
+            .iter()
+            .any(|e| matches!(e, Event::OutputRecovered { .. }))
+    });
+    wait_until("callbacks again", || {
+        engine.stats().callbacks > stalled_at + 20
+    });
+    events.extend(engine.drain_events());
+    let stats = engine.stats();
+    println!(
+        "live: stall: {} callbacks, {} recoveries, events {events:?}",
+        stats.callbacks, stats.recoveries
+    );
+    assert_eq!(stats.recoveries, 1);
+    assert_eq!(events.iter().filter(|e| **e == lost).count(), 1);
+    assert!(engine.is_playing(hum), "the same loop plays on");
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| e.voice() == Some(hum))
+            .collect::<Vec<_>>(),
+        [&Event::Started { voice: hum }],
+        "one Started, no terminal event"
+    );
 }
