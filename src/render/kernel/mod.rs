@@ -79,6 +79,25 @@ fn gains_at<const RAMP: bool>(g: Gain, k: i32) -> (f32, f32) {
     }
 }
 
+/// The source frame of the last of `n` positions (`n >= 1`) from `pos` at
+/// `step`: positions only grow, so every frame a segment reads is at most
+/// this one and the next. `None` if it does not fit the arithmetic (no real
+/// segment gets there).
+#[inline(always)]
+fn last_frame(pos: u64, step: u64, n: usize) -> Option<usize> {
+    let last = step
+        .checked_mul(n as u64 - 1)
+        .and_then(|d| pos.checked_add(d))?;
+    usize::try_from(last >> FRAC_BITS).ok()
+}
+
+/// Whether a segment is a straight copy: rate-matched at pitch 1.0 from a
+/// whole frame (the exact kernels, no interpolation).
+#[inline(always)]
+fn is_copy(pos: u64, step: u64) -> bool {
+    step == FRAC_ONE && pos & FRAC_MASK == 0
+}
+
 /// Adds `min(l.len(), r.len())` frames of a `channels`-channel source into
 /// `l` and `r`: frame `k` is the source read at 32.32 position
 /// `pos + k * step`, linearly interpolated, times the gain at `k` (constant
@@ -105,15 +124,8 @@ pub(crate) fn mix(
     if n == 0 {
         return true;
     }
-    // The last position read; positions only grow, so every frame index the
-    // segment reads is at most `last_idx + 1`.
-    let Some(last) = step
-        .checked_mul(n as u64 - 1)
-        .and_then(|d| pos.checked_add(d))
-    else {
-        return false;
-    };
-    let Ok(last_idx) = usize::try_from(last >> FRAC_BITS) else {
+    // Every frame index the segment reads is at most `last_idx + 1`.
+    let Some(last_idx) = last_frame(pos, step, n) else {
         return false;
     };
     let ch = if channels == 1 { 1 } else { 2 };
@@ -124,7 +136,7 @@ pub(crate) fn mix(
     if needed > data.len() {
         return false;
     }
-    if step == FRAC_ONE && pos & FRAC_MASK == 0 {
+    if is_copy(pos, step) {
         // Rate-matched, pitch 1.0: a straight copy with gain.
         let start = (pos >> FRAC_BITS) as usize * ch;
         let src = &data[start..start + n * ch]; // within `needed`, checked above

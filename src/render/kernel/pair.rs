@@ -14,7 +14,7 @@
 //! Real-time contract: as the other kernels: no allocation, no panics; one
 //! bounds check per voice up front, then unchecked loads it justifies.
 
-use super::{interp, Gain, FRAC_BITS, FRAC_MASK, FRAC_ONE, FRAC_SCALE};
+use super::{interp, is_copy, last_frame, Gain, FRAC_BITS, FRAC_MASK, FRAC_ONE, FRAC_SCALE};
 use crate::simd::Isa;
 
 /// One voice's segment for [`mix_pair`]: a mono or stereo sound's samples,
@@ -31,28 +31,20 @@ pub(crate) struct Segment<'a> {
 }
 
 impl Segment<'_> {
-    /// Whether the AVX2 pair kernel may render `n` frames of it: one or two
-    /// channels, a step of at most 1 that is not an exact copy, and every
-    /// sample its windows load (9 frames from each group's first) within
-    /// `data`.
+    /// Whether the AVX2 pair kernel may render `n` frames of it (`n >= 1`):
+    /// one or two channels, a step of at most 1 that is not a straight copy
+    /// (what [`super::mix`] renders with `MODE_PERMUTE8`), and every sample
+    /// its windows load (9 frames from each group's first) within `data`.
     fn fits(&self, n: usize) -> bool {
         let ch = self.channels;
         if ch.wrapping_sub(1) > 1
             || self.step == 0
             || self.step > FRAC_ONE
-            || (self.step == FRAC_ONE && self.pos & FRAC_MASK == 0)
+            || is_copy(self.pos, self.step)
         {
             return false;
         }
-        let Some(last) = self
-            .step
-            .checked_mul(n as u64 - 1)
-            .and_then(|d| self.pos.checked_add(d))
-        else {
-            return false;
-        };
-        usize::try_from(last >> FRAC_BITS)
-            .ok()
+        last_frame(self.pos, self.step, n)
             .and_then(|i| i.checked_add(9))
             // (end * ch <= len, for ch 1 or 2, without an overflow check)
             .is_some_and(|end| end <= self.data.len() >> (ch - 1))

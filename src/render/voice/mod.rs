@@ -435,13 +435,7 @@ impl Voice {
         r: &mut [f32],
         isa: Isa,
     ) -> [f32; 2] {
-        let d = self.ramp_delta();
-        let gain = Gain {
-            l: self.gain[0],
-            r: self.gain[1],
-            dl: d[0],
-            dr: d[1],
-        };
+        let gain = self.segment_gain();
         let ok = kernel::mix(
             isa,
             self.sound.channels,
@@ -454,7 +448,20 @@ impl Voice {
             self.ramp_left > 0,
         );
         debug_assert!(ok, "segment arithmetic let a segment read past its data");
-        d
+        [gain.dl, gain.dr]
+    }
+
+    /// The gain a segment starts at, with the ramp's per-frame step (0 when
+    /// no ramp runs).
+    #[inline(always)]
+    fn segment_gain(&self) -> Gain {
+        let d = self.ramp_delta();
+        Gain {
+            l: self.gain[0],
+            r: self.gain[1],
+            dl: d[0],
+            dr: d[1],
+        }
     }
 
     /// Moves the position and the gain ramp on by `n` rendered frames.

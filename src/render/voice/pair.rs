@@ -8,7 +8,7 @@
 //! allocation; the kernel checks its reads.
 
 use super::{Phase, Voice};
-use crate::render::kernel::{self, Gain, Segment, FRAC_BITS};
+use crate::render::kernel::{self, Segment, FRAC_BITS};
 use crate::simd::Isa;
 
 impl Voice {
@@ -20,29 +20,20 @@ impl Voice {
         if self.stream != 0 || self.delay > 0 || self.phase != Phase::Playing || n == 0 {
             return None;
         }
-        let (_, tiled, limit) = self.span();
+        let (_, _, limit) = self.span();
         if self.pos >> FRAC_BITS >= limit || self.segment_frames(n, limit) != n {
             return None;
         }
-        let data = match self.sound.loop_tile().filter(|_| tiled) {
-            Some(tile) => &tile.samples[..],
-            None => &self.sound.samples[..],
-        };
-        let d = self.ramp_delta();
+        let gain = self.segment_gain();
         let segment = Segment {
-            data,
+            data: self.data(),
             channels: self.sound.channels,
             pos: self.pos,
             step: self.step,
-            gain: Gain {
-                l: self.gain[0],
-                r: self.gain[1],
-                dl: d[0],
-                dr: d[1],
-            },
+            gain,
             ramp: self.ramp_left > 0,
         };
-        Some((segment, d))
+        Some((segment, [gain.dl, gain.dr]))
     }
 
     /// Renders `a` then `b` into `l`, `r` (a whole chunk) in one pass if
