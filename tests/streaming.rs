@@ -370,6 +370,31 @@ fn a_long_seek_lands_exactly_and_other_streams_keep_playing() {
     assert_eq!(underruns, 0);
 }
 
+/// Drives a live engine's mixer as an audio callback would (faster than
+/// real time, with a 1 ms nap a block so the loader thread keeps up) until
+/// `done`, shown the engine and everything rendered so far; collects the
+/// events and returns the output. However slow the loader (a debug build
+/// on a busy machine), it waits: the 120 s bound only turns a hang into a
+/// failure.
+fn drive_live(
+    engine: &mut voicepool::Engine,
+    mixer: &mut voicepool::Mixer,
+    events: &mut Vec<Event>,
+    done: impl Fn(&voicepool::Engine, &[f32]) -> bool,
+) -> Vec<f32> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    let (mut block, mut out) = (vec![0.0f32; 2 * 480], Vec::new());
+    while !done(engine, &out) {
+        assert!(std::time::Instant::now() < deadline, "{:?}", engine.stats());
+        mixer.process(&mut block);
+        out.extend_from_slice(&block);
+        events.extend(engine.drain_events());
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    events.extend(engine.drain_events());
+    out
+}
+
 /// A live engine's loader runs on a thread of its own: a mixer driven like
 /// an audio callback (faster than real time here) plays the stream from
 /// the moment its ring is filled, and, when the loader kept up, sample for
@@ -383,20 +408,10 @@ fn the_loader_thread_feeds_a_mixer_driven_like_a_callback() {
     let (want, _) = render(&decoded, PlayParams::default(), 48_000, 220);
     let (mut engine, mut mixer) = voicepool::Engine::new(EngineSettings::default()).unwrap();
     let h = engine.play(&streamed, PlayParams::default()).unwrap();
-    let mut out = Vec::new();
-    let mut block = vec![0.0f32; 2 * 480];
     let mut events = Vec::new();
-    // However slow the loader (a debug build on a busy machine), the play
-    // ends; the bound only turns a hang into a failure.
-    let deadline = std::time::Instant::now() + Duration::from_secs(120);
-    while engine.is_playing(h) {
-        assert!(std::time::Instant::now() < deadline, "{:?}", engine.stats());
-        mixer.process(&mut block);
-        out.extend_from_slice(&block);
-        events.extend(engine.drain_events());
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    events.extend(engine.drain_events());
+    let out = drive_live(&mut engine, &mut mixer, &mut events, |e, _| {
+        !e.is_playing(h)
+    });
     let terminal: Vec<_> = events.iter().filter(|e| e.is_terminal()).collect();
     assert_eq!(terminal, [&Event::Ended { voice: h }]);
     // The play starts at a block boundary once its ring is full.
@@ -452,17 +467,11 @@ fn a_loader_thread_that_cannot_start_refuses_the_play_and_loses_nothing() {
     engine.refuse_stream_loader_thread(false);
     // The one stream slot is free: the refused plays took none.
     let h = engine.play(&streamed, PlayParams::default()).unwrap();
-    let (mut heard, mut events) = (false, Vec::new());
-    let deadline = std::time::Instant::now() + Duration::from_secs(120);
-    while engine.is_playing(h) {
-        assert!(std::time::Instant::now() < deadline, "{:?}", engine.stats());
-        mixer.process(&mut block);
-        heard |= block.iter().any(|&s| s != 0.0);
-        events.extend(engine.drain_events());
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    events.extend(engine.drain_events());
-    assert!(heard);
+    let mut events = Vec::new();
+    let out = drive_live(&mut engine, &mut mixer, &mut events, |e, _| {
+        !e.is_playing(h)
+    });
+    assert!(out.iter().any(|&s| s != 0.0));
     let terminal: Vec<_> = events.iter().filter(|e| e.is_terminal()).collect();
     assert_eq!(terminal, [&Event::Ended { voice: h }]);
 }
@@ -473,27 +482,6 @@ fn a_loader_thread_that_cannot_start_refuses_the_play_and_loses_nothing() {
 /// to stream the next play to its end.
 #[test]
 fn a_decoder_panic_ends_its_stream_and_the_loader_goes_on() {
-    /// Runs blocks, paced loosely so the loader thread keeps up, until
-    /// `done` (shown the engine and how many blocks have sounded so far);
-    /// collects the events.
-    fn run(
-        engine: &mut voicepool::Engine,
-        mixer: &mut voicepool::Mixer,
-        events: &mut Vec<Event>,
-        done: impl Fn(&voicepool::Engine, usize) -> bool,
-    ) -> usize {
-        let deadline = std::time::Instant::now() + Duration::from_secs(120);
-        let (mut block, mut sounded) = (vec![0.0f32; 2 * 480], 0);
-        while !done(engine, sounded) {
-            assert!(std::time::Instant::now() < deadline, "{:?}", engine.stats());
-            mixer.process(&mut block);
-            sounded += usize::from(block.iter().any(|&s| s != 0.0));
-            events.extend(engine.drain_events());
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        events.extend(engine.drain_events());
-        sounded
-    }
     let dir = Scratch::new("streaming-decoder-panic");
     let (_, file) = files(&dir, 22_050).remove(0);
     let streamed = Sound::stream_file(&file).unwrap();
@@ -503,20 +491,25 @@ fn a_decoder_panic_ends_its_stream_and_the_loader_goes_on() {
         .play(&streamed, PlayParams::default().looping(true))
         .unwrap();
     // It plays for a while; the panic comes mid-stream.
-    run(&mut engine, &mut mixer, &mut events, |_, sounded| {
-        sounded >= 20
+    let sounded = |out: &[f32]| {
+        out.chunks(2 * 480)
+            .filter(|b| b.iter().any(|&s| s != 0.0))
+            .count()
+    };
+    drive_live(&mut engine, &mut mixer, &mut events, |_, out| {
+        sounded(out) >= 20
     });
     engine.panic_next_stream_decode();
-    run(&mut engine, &mut mixer, &mut events, |e, _| {
+    drive_live(&mut engine, &mut mixer, &mut events, |e, _| {
         !e.is_playing(looped)
     });
     assert_eq!(engine.stats().stream_decode_errors, 1);
 
     let after = engine.play(&streamed, PlayParams::default()).unwrap();
-    let sounded = run(&mut engine, &mut mixer, &mut events, |e, _| {
+    let out = drive_live(&mut engine, &mut mixer, &mut events, |e, _| {
         !e.is_playing(after)
     });
-    assert!(sounded > 0, "the next stream plays");
+    assert!(sounded(&out) > 0, "the next stream plays");
     let terminal: Vec<_> = events.iter().filter(|e| e.is_terminal()).collect();
     assert_eq!(
         terminal,
