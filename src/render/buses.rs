@@ -6,10 +6,12 @@
 //! Per block piece ("chunk", at most [`BUS_FRAMES`] frames) the mixer asks
 //! how far each voice may render ([`Buses::render_limit`]: all of the chunk,
 //! only up to the end of a pause fade, or nothing on a frozen bus), renders
-//! it into its bus's buffer ([`Buses::target`], cleared on first use), then
+//! it into its bus's buffer ([`Buses::target`]), then
 //! [`Buses::finish_chunk`] sums every used bus into the master with its gain
 //! ramp, applies the master's own gain and the limiter into the output, and
-//! moves every ramp on.
+//! moves every ramp on. Whatever reads a buffer clears it behind itself (the
+//! sum into the master, the limiter), so every buffer is silent between
+//! chunks and none needs a clearing pass of its own.
 //!
 //! Real-time contract: every buffer is allocated in [`Buses::new`]; the
 //! per-chunk work is O(buses used × frames), allocates nothing and indexes
@@ -302,8 +304,9 @@ impl Buses {
         self.buses[0].frozen() || (b != MASTER_BUS && self.bus(b).frozen())
     }
 
-    /// Bus `b`'s buffer for this chunk (left, right), cleared on its first
-    /// use in the chunk.
+    /// Bus `b`'s buffer for this chunk (left, right), silent at its first
+    /// use in the chunk: [`Buses::finish_chunk`] clears every buffer it
+    /// reads, so no separate clearing pass is needed.
     #[inline]
     pub(crate) fn target(&mut self, b: u16) -> (&mut [f32], &mut [f32]) {
         let b = if usize::from(b) < self.buses.len() {
@@ -319,8 +322,9 @@ impl Buses {
             if !*used {
                 *used = true;
                 self.any_used |= b != 0;
-                l.fill(0.0);
-                r.fill(0.0);
+                // Every consumer clears what it read (`finish_chunk`), so a
+                // bus is silent before its first use in a chunk.
+                debug_assert!(l.iter().chain(&*r).all(|&x| x.to_bits() == 0));
             }
         }
         (l, r)
@@ -329,7 +333,7 @@ impl Buses {
     /// Ends the chunk: sums every used bus into the master with its gain,
     /// writes the master through its gain and the limiter into `out`
     /// (interleaved, two samples per frame of the chunk), and moves every
-    /// ramp on by the chunk.
+    /// ramp on by the chunk. Every buffer it read is left silent.
     pub(crate) fn finish_chunk(&mut self, out: &mut [f32], isa: Isa) {
         let n = self.chunk;
         let (master, rest) = self.buffers.split_at_mut(2 * BUS_FRAMES);
@@ -343,19 +347,19 @@ impl Buses {
         for ((bus, &used), buf) in sub
             .iter()
             .zip(&self.used[1..])
-            .zip(rest.chunks_exact(2 * BUS_FRAMES))
+            .zip(rest.chunks_exact_mut(2 * BUS_FRAMES))
         {
             if !used {
                 continue;
             }
-            let (l, r) = buf.split_at(BUS_FRAMES);
-            let (l, r) = (&l[..n], &r[..n]);
+            let (l, r) = buf.split_at_mut(BUS_FRAMES);
+            let (l, r) = (&mut l[..n], &mut r[..n]);
             match bus.steady_gain() {
                 Some(g) => {
-                    for (o, &x) in ml.iter_mut().zip(l) {
+                    for (o, &x) in ml.iter_mut().zip(&*l) {
                         *o += x * g;
                     }
-                    for (o, &x) in mr.iter_mut().zip(r) {
+                    for (o, &x) in mr.iter_mut().zip(&*r) {
                         *o += x * g;
                     }
                 }
@@ -364,7 +368,7 @@ impl Buses {
                     for (i, ((ol, or), (&xl, &xr))) in ml
                         .iter_mut()
                         .zip(mr.iter_mut())
-                        .zip(l.iter().zip(r))
+                        .zip(l.iter().zip(&*r))
                         .enumerate()
                     {
                         let g = bus.volume.at(i, sv) * bus.pause.at(i, sp);
@@ -373,6 +377,9 @@ impl Buses {
                     }
                 }
             }
+            // Silent again for its next use.
+            l.fill(0.0);
+            r.fill(0.0);
         }
         let m = self.buses[0];
         match m.steady_gain() {
