@@ -4,14 +4,14 @@
 //! Only game threads ever take the mutex; nothing here runs on the audio
 //! thread.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
 use ringbuf::traits::Consumer;
 use ringbuf::HeapCons;
 
-use super::voice_info::{PlayInfo, Retired};
+use super::voice_info::{IdMap, PlayInfo, Retired};
 use crate::command::{EngineId, Event, TimedEvent, VoiceHandle};
 use crate::sound::SoundData;
 use crate::stats::Counters;
@@ -27,7 +27,7 @@ pub(super) struct GameState {
     pub(super) backlog_capacity: usize,
     /// Ids played whose terminal event has not been seen yet, and what
     /// they play.
-    pub(super) live: HashMap<u64, PlayInfo>,
+    pub(super) live: IdMap<PlayInfo>,
     /// What the most recently ended plays played (for naming the voices in
     /// events already drained).
     pub(super) retired: Retired,

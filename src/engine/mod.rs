@@ -13,7 +13,7 @@ mod observe;
 mod streams;
 mod voice_info;
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::fmt;
 use std::ops::Deref;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -32,7 +32,7 @@ use crate::sound::{Sound, SoundData};
 use crate::stats::Counters;
 use game_state::GameState;
 pub use voice_info::VoiceInfo;
-use voice_info::{PlayInfo, Retired};
+use voice_info::{IdMap, PlayInfo, Retired};
 
 /// Game-side state shared by the engine and its controllers.
 struct Shared {
@@ -402,11 +402,12 @@ impl Engine {
                 // its voice sounds, or its terminal event is unread.
                 backlog: VecDeque::with_capacity(settings.event_capacity),
                 backlog_capacity: settings.event_capacity,
-                live: HashMap::with_capacity(
+                live: IdMap::with_capacity_and_hasher(
                     settings.command_capacity
                         + settings.voices
                         + settings.virtual_voices
                         + settings.event_capacity,
+                    Default::default(),
                 ),
                 // Enough to name every voice one drain can return: the
                 // backlog, the audio side's ring, and an `Ended` for every
