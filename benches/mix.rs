@@ -29,6 +29,9 @@
 //! - `virtual/N`: workload W at 32 voices with N more looping voices of a
 //!   lower priority, all virtual. Issue 12's goal: 10,000 virtual voices
 //!   add under 5 us per 480-frame block (printed at the end).
+//! - `limiter/quiet`, `limiter/limited`: the output stage alone on one
+//!   480-frame block, below the limiter's threshold throughout and above
+//!   it throughout (throughput in frames).
 //!
 //! Throughput is counted in voice-frames, so criterion's `thrpt` of X Gelem/s
 //! is 1/X ns per voice-frame; a table of medians in ns per voice-frame and
@@ -41,7 +44,7 @@ mod common;
 use std::time::Duration;
 
 use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
-use voicepool::bench_support::{simd_kernels_available, slot_bytes, Workload, BLOCK};
+use voicepool::bench_support::{output_stage, simd_kernels_available, slot_bytes, Workload, BLOCK};
 use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
 
 const VOICES: [usize; 3] = [32, 256, 1024];
@@ -175,6 +178,37 @@ fn virtual_voices(c: &mut Criterion) {
     g.finish();
 }
 
+/// The output stage (master gain, soft limiter, interleaving) on one
+/// 480-frame block: `quiet`, a mix below the threshold throughout (the
+/// knee skipped everywhere), and `limited`, one above it throughout (the
+/// knee computed for every frame). Each iteration copies the block into
+/// the bus first (the stage leaves the bus silent), which is in the figure.
+fn limiter(c: &mut Criterion) {
+    let mut g = c.benchmark_group("limiter");
+    g.measurement_time(Duration::from_secs(3)).sample_size(50);
+    g.throughput(Throughput::Elements(BLOCK as u64));
+    for (name, amplitude) in [("quiet", 0.8f32), ("limited", 3.0)] {
+        let wave = |f: f32| -> Vec<f32> {
+            (0..BLOCK)
+                // |sin| kept above 0.35: quiet stays under 0.9, limited over it.
+                .map(|i| amplitude * (0.35 + 0.65 * (i as f32 * f).sin().abs()))
+                .collect()
+        };
+        let (src_l, src_r) = (wave(0.031), wave(0.047));
+        let (mut l, mut r) = (src_l.clone(), src_r.clone());
+        let mut out = vec![0.0f32; 2 * BLOCK];
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                l.copy_from_slice(&src_l);
+                r.copy_from_slice(&src_r);
+                output_stage(&mut l, &mut r, 1.0, &mut out);
+                out[0]
+            })
+        });
+    }
+    g.finish();
+}
+
 criterion_group!(
     benches,
     workload_w,
@@ -184,7 +218,8 @@ criterion_group!(
     rate_matched,
     portable,
     loops,
-    virtual_voices
+    virtual_voices,
+    limiter
 );
 
 fn main() {
@@ -211,6 +246,13 @@ fn main() {
     }
     rows.push(("w_portable/256".into(), (256 * BLOCK) as f64, "voice-frame"));
     common::print_medians("Mixing", &rows);
+    let stage: Vec<_> = ["limiter/quiet", "limiter/limited"]
+        .map(|id| (id.to_string(), BLOCK as f64, "frame"))
+        .into();
+    common::print_medians(
+        "Output stage (one 480-frame block, with copying it in)",
+        &stage,
+    );
     if let (Some(none), Some(many)) = (
         common::median_ns(&format!("virtual/{}", VIRTUAL[0])),
         common::median_ns(&format!("virtual/{}", VIRTUAL[1])),

@@ -16,6 +16,18 @@
 //! set-up left out): run it a few times, alternating with the binary it is
 //! compared to, and compare the medians (`scripts/alternate.py` does that);
 //! the figure moves with whatever else the machine runs.
+//!
+//! `ratio VOICES SLICES [stereo|distinct]` times a workload against W at
+//! 256 voices in the same process instead, in alternating slices of about
+//! a millisecond each, and prints the quartiles of the per-slice ratios
+//! (ns per voice-frame, the workload's over W's): the issue 15 goals are
+//! such ratios, and slices that close together see the same machine, where
+//! separate runs on a shared one differ by a third.
+//!
+//! ```text
+//! target/release/examples/render_workload ratio 8 2000
+//! target/release/examples/render_workload ratio 1024 500 distinct
+//! ```
 
 use voicepool::bench_support::{Workload, BLOCK};
 
@@ -26,15 +38,7 @@ fn main() {
     }
     let arg = |i: usize, d: u64| args.get(i).and_then(|s| s.parse().ok()).unwrap_or(d);
     let (voices, rate, blocks) = (arg(0, 256) as usize, arg(1, 44_100) as u32, arg(2, 100));
-    let mut w = if args.iter().any(|a| a == "routed") {
-        Workload::routed(voices, rate)
-    } else if args.iter().any(|a| a == "stereo") {
-        Workload::stereo(voices, rate)
-    } else if args.iter().any(|a| a == "distinct") {
-        Workload::distinct(voices, rate)
-    } else {
-        Workload::new(voices, rate)
-    };
+    let mut w = workload(&args, voices, rate);
     if args.iter().any(|a| a == "portable") {
         w.engine.mixer_mut().force_portable_kernels();
     }
@@ -51,36 +55,50 @@ fn main() {
     );
 }
 
-/// `ratio VOICES SLICES`: W with `VOICES` voices against W at 256 voices
-/// in alternating slices of equal voice-frames (about a millisecond each),
-/// so that the machine's slow and quick spells fall on both alike; prints
-/// the quartiles of the per-slice ratios (small / 256).
+/// The workload the arguments name (W unless `routed`, `stereo` or
+/// `distinct`).
+fn workload(args: &[String], voices: usize, rate: u32) -> Workload {
+    let has = |name: &str| args.iter().any(|a| a == name);
+    if has("routed") {
+        Workload::routed(voices, rate)
+    } else if has("stereo") {
+        Workload::stereo(voices, rate)
+    } else if has("distinct") {
+        Workload::distinct(voices, rate)
+    } else {
+        Workload::new(voices, rate)
+    }
+}
+
+/// `ratio VOICES SLICES [stereo|distinct]`: see the module docs.
 fn ratio(args: &[String]) {
     let arg = |i: usize, d: usize| args.get(i).and_then(|s| s.parse().ok()).unwrap_or(d);
-    let (voices, slices) = (arg(0, 8), arg(1, 2000));
-    let mut big = Workload::new(256, 44_100);
-    let mut small = Workload::new(voices, 44_100);
-    let big_blocks = 4;
-    let small_blocks = (big_blocks * 256 / voices).max(1);
+    let (voices, slices) = (arg(0, 8).max(1), arg(1, 2000).max(1));
+    let mut w = Workload::new(256, 44_100);
+    let mut other = workload(args, voices, 44_100);
+    // About a millisecond each, and equal voice-frames where VOICES
+    // divides 1024.
+    let w_blocks = 4;
+    let other_blocks = (w_blocks * 256 / voices).max(1);
     let mut sum = 0.0f64;
-    let mut time = |w: &mut Workload, blocks: usize| {
+    let mut time = |w: &mut Workload, blocks: usize, voices: usize| {
         let start = std::time::Instant::now();
         for _ in 0..blocks {
             sum += f64::from(w.block());
         }
-        start.elapsed().as_nanos() as f64 / (blocks * BLOCK) as f64
+        start.elapsed().as_nanos() as f64 / (blocks * BLOCK * voices) as f64
     };
     let mut ratios: Vec<f64> = (0..slices)
         .map(|_| {
-            let b = time(&mut big, big_blocks) / 256.0;
-            let s = time(&mut small, small_blocks) / voices as f64;
-            s / b
+            let base = time(&mut w, w_blocks, 256);
+            time(&mut other, other_blocks, voices) / base
         })
         .collect();
     ratios.sort_by(f64::total_cmp);
     let q = |f: f64| ratios[((ratios.len() - 1) as f64 * f) as usize];
+    let kind = args.get(2).map_or("", String::as_str);
     println!(
-        "{voices} voices against 256, {slices} slices: ratio quartiles {:.3} {:.3} {:.3} (checksum {sum})",
+        "{voices} voices {kind} against W at 256, {slices} slices: ratio quartiles {:.3} {:.3} {:.3} (checksum {sum})",
         q(0.25),
         q(0.5),
         q(0.75)

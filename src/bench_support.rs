@@ -371,6 +371,14 @@ pub fn measure_loudness(samples: &[f32], channels: usize, rate: u32) -> f64 {
     l.energy_to(f64::MAX / 4.0, false)
 }
 
+/// The output stage alone ([`crate::render::limiter`]): `l` and `r` through
+/// `gain` and the soft limiter, interleaved into `out` (and the two left
+/// silent, as the mixer's bus is after it), with the kernels this machine
+/// uses.
+pub fn output_stage(l: &mut [f32], r: &mut [f32], gain: f32, out: &mut [f32]) {
+    crate::render::limiter::interleave_limited(l, r, gain, out, Isa::detect());
+}
+
 /// True when the mixer kernels use AVX2 on this machine.
 pub fn simd_kernels_available() -> bool {
     Isa::detect() != Isa::Scalar
