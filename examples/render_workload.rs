@@ -18,8 +18,9 @@
 //! the figure moves with whatever else the machine runs.
 //!
 //! `ratio VOICES SLICES [stereo|distinct]` times a workload against W at
-//! 256 voices in the same process instead, in alternating slices of about
-//! a millisecond each, and prints the quartiles of the per-slice ratios
+//! 256 voices in the same process instead, in alternating slices (four
+//! blocks of W, about a fifth of a millisecond here, and as many
+//! voice-frames of the other), and prints the quartiles of the per-slice ratios
 //! (ns per voice-frame, the workload's over W's): the issue 15 goals are
 //! such ratios, and slices that close together see the same machine, where
 //! separate runs on a shared one differ by a third.
@@ -76,7 +77,7 @@ fn ratio(args: &[String]) {
     let (voices, slices) = (arg(0, 8).max(1), arg(1, 2000).max(1));
     let mut w = Workload::new(256, 44_100);
     let mut other = workload(args, voices, 44_100);
-    // About a millisecond each, and equal voice-frames where VOICES
+    // Four blocks of W, and equal voice-frames of the other where VOICES
     // divides 1024.
     let w_blocks = 4;
     let other_blocks = (w_blocks * 256 / voices).max(1);

@@ -63,8 +63,9 @@
 //! (16) sum to about 1.7e7: no `f32` overflow, no NaN. The sum is multiplied
 //! by `EngineSettings::master_gain` (default 1.0) and passed through a soft
 //! limiter: exactly transparent up to [`mixer::LIMITER_THRESHOLD`] (0.9,
-//! about -0.9 dBFS), above it a smooth, monotonic knee that approaches 1.0
-//! and never passes it. It is a per-sample curve (no look-ahead, no latency,
+//! about -0.9 dBFS), above it a smooth, rising knee (monotonic to within one
+//! unit in the last place of `f32` rounding) that approaches 1.0 and never
+//! passes it. It is a per-sample curve (no look-ahead, no latency,
 //! no pumping): a mix that only occasionally peaks above 0.9 is bent, not
 //! clipped. Games that regularly sum many loud voices should lower
 //! `master_gain` (or voice volumes) so the knee is the exception.

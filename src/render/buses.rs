@@ -117,8 +117,8 @@ pub(crate) struct Buses {
     buses: Box<[Bus]>,
     /// Per bus, left then right, [`BUS_FRAMES`] each.
     buffers: Box<[f32]>,
-    /// Per bus: written to in the current chunk (its buffer is cleared on
-    /// first use).
+    /// Per bus: written to in the current chunk (its buffer is silent at
+    /// its first use: `finish_chunk` clears every buffer it reads).
     used: Box<[bool]>,
     /// Frames in the current chunk.
     chunk: usize,

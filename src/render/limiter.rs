@@ -1,8 +1,9 @@
 //! The output stage: master gain and a soft limiter, from the planar mix bus
-//! to the interleaved output. Real-time safe: one branch-free pass, no
-//! allocation, every output finite and within `-1.0..=1.0`. The pass also
-//! clears the bus behind it, so the next chunk finds it silent without a
-//! separate clearing pass.
+//! to the interleaved output, clearing the bus behind it (so the next chunk
+//! finds it silent and the mixer needs no clearing pass of its own).
+//! Real-time safe: one pass over the block (the AVX2 one branches only
+//! around the knee), no allocation, every output finite and within
+//! `-1.0..=1.0`.
 
 use crate::simd::Isa;
 
@@ -101,8 +102,8 @@ unsafe fn interleave_limited_avx2<const SCALED: bool>(
     };
     for j in 0..groups {
         // SAFETY: j < n / 8 with n <= l.len(), r.len() and out.len() / 2, so
-        // frames 8j .. 8j + 8 of `l` and `r`, and samples 16j .. 16j + 16 of
-        // `out`, exist.
+        // frames 8j .. 8j + 8 of `l` and `r` (read, then cleared), and
+        // samples 16j .. 16j + 16 of `out`, exist.
         unsafe {
             let (pl, pr) = (l.as_mut_ptr().add(8 * j), r.as_mut_ptr().add(8 * j));
             let (mut xl, mut xr) = (_mm256_loadu_ps(pl), _mm256_loadu_ps(pr));
@@ -216,6 +217,9 @@ mod tests {
             f32::INFINITY,
             f32::NEG_INFINITY,
             f32::NAN,
+            -f32::NAN,
+            f32::from_bits(0x7F80_0001), // a signalling NaN
+            f32::from_bits(0xFFC0_1234), // a negative NaN with a payload
             1e30,
             3.0,
         ];
