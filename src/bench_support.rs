@@ -307,7 +307,7 @@ impl BenchPool {
             level: 1.0,
             order: self.next_id,
             now: 0,
-            fresh: true,
+            fresh: Some(0),
         };
         self.pool.acquire(new).map_err(|new| BenchVoice(new.voice))
     }

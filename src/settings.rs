@@ -140,8 +140,9 @@ pub const MAX_BUSES: usize = 255;
 /// How a group of voices behaves: at most `max_voices` of its members sound
 /// at once, a new member of a full group is handled by `policy` among the
 /// group's own members (never by stealing outside the group), and a member
-/// started sooner than `min_interval` after the group's last accepted start
-/// is rejected. Build it with struct-update syntax:
+/// starting closer than `min_interval` to the group's last accepted start
+/// is rejected (both measured in the frames their first samples sound at,
+/// so scheduled starts count where they are scheduled). Build it with struct-update syntax:
 ///
 /// ```
 /// use std::time::Duration;
@@ -173,8 +174,12 @@ pub struct GroupSettings {
     /// never replaced, and a newcomer of lower priority than every
     /// unprotected member is rejected, as in the pool.
     pub policy: StealPolicy,
-    /// A member started sooner than this after the group's last accepted
-    /// start is rejected (a machine gun's rate, footsteps). Default 0.
+    /// A member starting closer than this to the group's last accepted
+    /// start is rejected (a machine gun's rate, footsteps). Measured in the
+    /// frames first samples sound at ([`crate::PlayParams::start_at`]
+    /// counts), on either side: a start scheduled earlier than one already
+    /// accepted keeps the interval too (against the group's last 4
+    /// accepted starts). Default 0.
     pub min_interval: Duration,
 }
 

@@ -287,3 +287,48 @@ fn a_grouped_burst_no_longer_starves_ungrouped_footsteps() {
         "the gun group limits itself by stealing its own shots"
     );
 }
+
+/// `min_interval` is measured between the frames members start at, not
+/// the frames their commands were taken: scheduled starts count where they
+/// are scheduled.
+#[test]
+fn min_interval_counts_in_start_frames() {
+    let interval = Duration::from_millis(50); // 2,400 frames
+                                              // (start frames of each play, sent in this order before one block; and
+                                              // which are accepted)
+    let cases: [(&[u64], &[bool]); 4] = [
+        // A second apart, sent together: both sound.
+        (&[48_000, 96_000], &[true, true]),
+        // Scheduled for 48,480, then one for 48,000: 480 frames apart.
+        (&[48_480, 48_000], &[true, false]),
+        // Scheduled in reverse, 3,000 apart: both.
+        (&[51_000, 48_000], &[true, true]),
+        // Three at 100 frames apart: only the first.
+        (&[48_000, 48_100, 48_200], &[true, false, false]),
+    ];
+    for (starts, accepted) in cases {
+        let mut e = engine(8);
+        let hits = e
+            .create_group(GroupSettings {
+                min_interval: interval,
+                ..Default::default()
+            })
+            .unwrap();
+        e.render(48_000 - 480);
+        let step = sine(300.0, 0.02, RATE, 0.3);
+        let plays: Vec<VoiceHandle> = starts
+            .iter()
+            .map(|&at| {
+                e.play(&step, PlayParams::default().group(hits).start_at(at))
+                    .unwrap()
+            })
+            .collect();
+        e.render(48_000 * 2);
+        let events: Vec<Event> = e.drain_events().collect();
+        let got: Vec<bool> = plays
+            .iter()
+            .map(|&h| events.contains(&Event::Started { voice: h }))
+            .collect();
+        assert_eq!(got, accepted, "starts {starts:?}: {events:?}");
+    }
+}

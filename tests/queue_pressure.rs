@@ -275,3 +275,114 @@ fn a_stopped_audio_side_is_an_error_not_a_hang() {
     assert!(!engine.is_playing(h));
     assert_eq!(engine.stats().dropped_commands, 0);
 }
+
+/// Once the audio side is gone, every call that sends a command answers
+/// `EngineStopped`, whatever it is and whatever handle it is given: a game
+/// learns the engine stopped from any call, not from some calls only.
+#[test]
+fn every_call_answers_engine_stopped_once_the_mixer_is_gone() {
+    use std::time::Duration;
+    use voicepool::GroupSettings;
+    let (engine, mut mixer) = Engine::new(EngineSettings::default()).unwrap();
+    let sound = blip();
+    let bus = engine.create_bus().unwrap();
+    let live = engine
+        .play(&sound, PlayParams::default().looping(true))
+        .unwrap();
+    let ended = engine.play(&sound, PlayParams::default()).unwrap();
+    mixer.process(&mut [0.0f32; 2 * 480]);
+    drop(mixer);
+    type Call = fn(&Engine, VoiceHandle, voicepool::BusHandle, &Sound) -> Result<(), PlayError>;
+    let calls: [(&str, Call); 18] = [
+        ("play", |e, _, _, s| {
+            e.play(s, PlayParams::default()).map(drop)
+        }),
+        ("create_bus", |e, _, _, _| e.create_bus().map(drop)),
+        ("create_group", |e, _, _, _| {
+            e.create_group(GroupSettings::default()).map(drop)
+        }),
+        ("stop", |e, h, _, _| e.stop(h)),
+        ("set_volume", |e, h, _, _| e.set_volume(h, 0.5)),
+        ("set_pan", |e, h, _, _| e.set_pan(h, 0.5)),
+        ("set_pitch", |e, h, _, _| e.set_pitch(h, 1.5)),
+        ("stop_all", |e, _, _, _| e.stop_all()),
+        ("set_bus_volume", |e, _, b, _| {
+            e.set_bus_volume(b, 0.5, Duration::from_millis(10))
+        }),
+        ("set_master_volume", |e, _, _, _| {
+            e.set_master_volume(0.5, Duration::ZERO)
+        }),
+        ("pause_bus", |e, _, b, _| e.pause_bus(b)),
+        ("resume_bus", |e, _, b, _| e.resume_bus(b)),
+        ("pause", |e, h, _, _| e.pause(h)),
+        ("resume", |e, h, _, _| e.resume(h)),
+        ("stop_with_fade", |e, h, _, _| {
+            e.stop_with_fade(h, Duration::from_millis(10))
+        }),
+        ("fade_volume", |e, h, _, _| {
+            e.fade_volume(h, 0.1, Duration::from_millis(10))
+        }),
+        ("seek", |e, h, _, _| e.seek(h, Duration::from_millis(1))),
+        ("master pause_bus", |e, _, _, _| e.pause_bus(e.master_bus())),
+    ];
+    for (name, call) in calls {
+        for h in [live, ended] {
+            assert_eq!(
+                call(&engine, h, bus, &sound),
+                Err(PlayError::EngineStopped),
+                "{name} with {h:?}"
+            );
+        }
+    }
+}
+
+/// The calls that send a command also read the audio side's events: a game
+/// that only ever calls one of them (and never `drain_events`) still gets
+/// every call through, even with the smallest event queue.
+#[test]
+fn calls_that_never_drain_still_keep_the_event_queue_moving() {
+    use std::time::Duration;
+    use voicepool::GroupSettings;
+    type Call = fn(&Engine, voicepool::BusHandle) -> Result<(), PlayError>;
+    let calls: [(&str, Call); 6] = [
+        ("stop_all", |e, _| e.stop_all()),
+        ("set_bus_volume", |e, b| {
+            e.set_bus_volume(b, 0.9, Duration::ZERO)
+        }),
+        ("set_master_volume", |e, _| {
+            e.set_master_volume(0.9, Duration::ZERO)
+        }),
+        ("pause_bus", |e, b| e.pause_bus(b)),
+        ("resume_bus", |e, b| e.resume_bus(b)),
+        ("create_group", |e, _| {
+            e.create_group(GroupSettings::default()).map(drop)
+        }),
+    ];
+    let tone = Sound::from_samples(1, 48_000, vec![0.1; 4_800]).unwrap();
+    for (name, call) in calls {
+        let (engine, mut mixer) = Engine::new(EngineSettings {
+            voices: 4,
+            event_capacity: 1,
+            command_capacity: 64,
+            groups: 4_096,
+            ..Default::default()
+        })
+        .unwrap();
+        let bus = engine.create_bus().unwrap();
+        let mut block = [0.0f32; 2 * 480];
+        for _ in 0..4 {
+            engine
+                .play(&tone, PlayParams::default().looping(true).bus(bus))
+                .unwrap();
+        }
+        let mut refused = 0;
+        for _ in 0..2_000 {
+            if call(&engine, bus).is_err() {
+                refused += 1;
+            }
+            mixer.process(&mut block);
+        }
+        assert_eq!(refused, 0, "{name}: calls refused");
+        assert_eq!(engine.stats().dropped_commands, 0, "{name}");
+    }
+}

@@ -15,8 +15,8 @@ impl Controller {
     /// Makes a group: at most `max_voices` of its members sound at once, a
     /// new member of a full group is handled by the group's `policy` among
     /// its own members (never by stealing outside the group), and a member
-    /// started sooner than `min_interval` after the group's last accepted
-    /// start is rejected. Play into it with [`crate::PlayParams::group`].
+    /// starting closer than `min_interval` to the group's last accepted
+    /// start (in the frames first samples sound at) is rejected. Play into it with [`crate::PlayParams::group`].
     /// The pool's own rules still apply on top: a group below its limit in
     /// a full pool steals by the pool's policy like any other voice.
     ///
@@ -53,7 +53,7 @@ impl Controller {
             policy: settings.policy,
             min_interval: fade_frames(settings.min_interval, self.shared.rate),
         };
-        let mut game = self.lock();
+        let mut game = self.game()?;
         let max = self.shared.max_groups;
         if game.groups_made >= max {
             return Err(PlayError::TooManyGroups { max });
@@ -81,7 +81,7 @@ impl Controller {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn create_bus(&self) -> Result<BusHandle, PlayError> {
-        let mut game = self.lock();
+        let mut game = self.game()?;
         let max = self.shared.max_buses;
         if game.buses_made >= max {
             return Err(PlayError::TooManyBuses { max });
@@ -131,6 +131,7 @@ impl Controller {
         } else {
             valid_volume(volume)?
         };
+        let _game = self.game()?;
         let Some(bus) = bus.index_in(self.shared.engine) else {
             return Ok(());
         };
@@ -177,6 +178,7 @@ impl Controller {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn pause_bus(&self, bus: BusHandle) -> Result<(), PlayError> {
+        let _game = self.game()?;
         match bus.index_in(self.shared.engine) {
             Some(bus) => self.send(Command::PauseBus { bus }),
             None => Ok(()),
@@ -196,6 +198,7 @@ impl Controller {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn resume_bus(&self, bus: BusHandle) -> Result<(), PlayError> {
+        let _game = self.game()?;
         match bus.index_in(self.shared.engine) {
             Some(bus) => self.send(Command::ResumeBus { bus }),
             None => Ok(()),

@@ -31,6 +31,9 @@ pub(super) struct GameState {
     /// What the most recently ended plays played (for naming the voices in
     /// events already drained).
     pub(super) retired: Retired,
+    /// Plays with an id below this were made before the last `stop_all`:
+    /// no longer playing for the game, whatever events are still to come.
+    pub(super) stopped_below: u64,
     /// Groups and buses created so far.
     pub(super) groups_made: usize,
     pub(super) buses_made: usize,
@@ -79,6 +82,11 @@ impl GameState {
                 );
             }
         }
+    }
+
+    /// Whether play `id` is playing for the game: not over, not stopped.
+    pub(super) fn is_playing(&self, id: u64) -> bool {
+        id >= self.stopped_below && self.live.get(&id).is_some_and(|p| !p.stopping)
     }
 
     /// Play `id` is over: what it played moves to the retired list.

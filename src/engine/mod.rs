@@ -81,6 +81,19 @@ impl Controller {
         self.shared.game.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// The game state, for a call that sends a command: the audio side's
+    /// events are read first (so a game that never drains still keeps the
+    /// event queue moving, whatever calls it makes), and once the audio
+    /// side is gone every such call answers [`PlayError::EngineStopped`].
+    fn game(&self) -> Result<MutexGuard<'_, GameState>, PlayError> {
+        let mut game = self.lock();
+        self.pump(&mut game);
+        if self.shared.counters.mixer_gone() {
+            return Err(PlayError::EngineStopped);
+        }
+        Ok(game)
+    }
+
     fn send(&self, cmd: Command) -> Result<(), PlayError> {
         match self.shared.commands.try_send(cmd) {
             Ok(()) => Ok(()),
@@ -119,9 +132,10 @@ impl Controller {
     /// ```
     pub fn play(&self, sound: &Sound, params: PlayParams) -> Result<VoiceHandle, PlayError> {
         let params = params.validate(self.shared.engine)?;
+        let mut game = self.game()?;
+        // Under the lock: ids go out in the order their plays are sent,
+        // which `stop_all` relies on (see `GameState::stopped_below`).
         let id = self.shared.next_id.fetch_add(1, Relaxed);
-        let mut game = self.lock();
-        self.pump(&mut game);
         let stream = match &sound.data.stream {
             Some(source) => Some((
                 self.play_stream(&mut game, id, sound, source, params)?,
@@ -150,6 +164,7 @@ impl Controller {
             rate: sound.sample_rate(),
             looping: params.looping,
             stream,
+            stopping: false,
         };
         game.live.insert(id, info);
         Ok(VoiceHandle::new(self.shared.engine, id))
@@ -176,7 +191,8 @@ impl Controller {
     }
 
     /// Fades the voice out (over `EngineSettings::stop_fade`) and ends it.
-    /// A stale handle does nothing.
+    /// From this call on, [`Engine::is_playing`] is false for it (its
+    /// `Ended` still follows). A stale handle does nothing.
     ///
     /// ```
     /// # use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
@@ -192,7 +208,16 @@ impl Controller {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn stop(&self, voice: VoiceHandle) -> Result<(), PlayError> {
-        self.send_if_live(voice, |id| Command::Stop { id })
+        let mut game = self.game()?;
+        let Some(id) = voice.id_in(self.shared.engine) else {
+            return Ok(());
+        };
+        let Some(info) = game.live.get_mut(&id) else {
+            return Ok(());
+        };
+        self.send(Command::Stop { id })?;
+        info.stopping = true;
+        Ok(())
     }
 
     /// Changes the voice's volume, ramped (no zipper noise). NaN or infinite
@@ -257,7 +282,10 @@ impl Controller {
         self.send_if_live(voice, |id| Command::SetPitch { id, pitch })
     }
 
-    /// Fades out every voice, protected ones included.
+    /// Fades out every voice, protected ones included, virtual ones and
+    /// ones waiting for a scheduled start too. From this call on,
+    /// [`Engine::is_playing`] is false for every play made before it (their
+    /// `Ended` events still follow, as fast as the event queue takes them).
     ///
     /// ```
     /// # use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
@@ -274,7 +302,11 @@ impl Controller {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn stop_all(&self) -> Result<(), PlayError> {
-        self.send(Command::StopAll)
+        let mut game = self.game()?;
+        self.send(Command::StopAll)?;
+        // Every play sent before this command has a smaller id.
+        game.stopped_below = self.shared.next_id.load(Relaxed);
+        Ok(())
     }
 
     /// Sends the command made for `voice`'s id, if `voice` is a live
@@ -284,15 +316,13 @@ impl Controller {
         voice: VoiceHandle,
         cmd: impl FnOnce(u64) -> Command,
     ) -> Result<(), PlayError> {
+        let game = self.game()?;
         let Some(id) = voice.id_in(self.shared.engine) else {
             return Ok(());
         };
-        let mut game = self.lock();
-        self.pump(&mut game);
         if !game.live.contains_key(&id) {
             return Ok(());
         }
-        drop(game);
         self.send(cmd(id))
     }
 
@@ -418,6 +448,7 @@ impl Engine {
                         + 2 * (settings.voices + settings.virtual_voices)
                         + 2,
                 ),
+                stopped_below: 0,
                 groups_made: 0,
                 buses_made: 0,
                 in_flight: Vec::new(),

@@ -73,7 +73,11 @@ impl Engine {
     }
 
     /// True from a successful `play` until the voice's terminal event
-    /// (`Ended`, `Stolen`, `Rejected`) has reached the game side. Never true
+    /// (`Ended`, `Stolen`, `Rejected`) has reached the game side, or until
+    /// it was stopped by [`crate::Controller::stop`] or
+    /// [`crate::Controller::stop_all`] (at once, however many events are
+    /// still on their way; `stop_with_fade` keeps it playing until its fade
+    /// is over). Never true
     /// for a handle of another engine, nor for any handle once the mixer has
     /// been dropped (every play then ends with `Ended`).
     ///
@@ -95,7 +99,7 @@ impl Engine {
         };
         let mut game = self.controller.lock();
         self.controller.pump(&mut game);
-        game.live.contains_key(&id)
+        game.is_playing(id)
     }
 
     /// The counters, as of the last block rendered.

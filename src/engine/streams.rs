@@ -138,9 +138,6 @@ impl Controller {
         source: &Arc<StreamSource>,
         params: ValidParams,
     ) -> Result<usize, PlayError> {
-        if self.shared.counters.mixer_gone() {
-            return Err(PlayError::EngineStopped);
-        }
         let slots = &mut game.streams;
         let Some(k) = slots.free_slot() else {
             return Err(PlayError::TooManyStreams {
@@ -215,11 +212,10 @@ impl Controller {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn seek(&self, voice: VoiceHandle, position: Duration) -> Result<(), PlayError> {
+        let mut game = self.game()?;
         let Some(id) = voice.id_in(self.shared.engine) else {
             return Ok(());
         };
-        let mut game = self.lock();
-        self.pump(&mut game);
         let Some(info) = game.live.get(&id) else {
             return Ok(());
         };

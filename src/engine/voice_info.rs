@@ -73,6 +73,8 @@ pub(crate) struct PlayInfo {
     pub(crate) looping: bool,
     /// For a streamed play: its stream slot and what it streams.
     pub(crate) stream: Option<(usize, Arc<crate::sound::stream::StreamSource>)>,
+    /// `stop` was sent for it: no longer playing for the game.
+    pub(crate) stopping: bool,
 }
 
 impl PlayInfo {

@@ -60,7 +60,7 @@ impl Mixer {
             level,
             order,
             now,
-            fresh: true,
+            fresh: Some(starts),
         };
         match self.pool.place(new, self.rules) {
             Placement::Started => {}
@@ -75,7 +75,7 @@ impl Mixer {
                         drop(voice); // an Arc decrement: the game side holds the sound
                     } else {
                         // Accepted: a retrigger interval counts from it.
-                        self.pool.accepted_virtual(who.group, now);
+                        self.pool.accepted_virtual(who.group, starts);
                         self.started(handle, starts);
                         self.virtualized(handle);
                         return;

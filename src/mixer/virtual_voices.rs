@@ -433,7 +433,7 @@ impl Mixer {
             level,
             order,
             now,
-            fresh: false,
+            fresh: None,
         };
         match place {
             Comeback::Free => {

@@ -1,7 +1,8 @@
 //! [`Groups`]: per-kind instance limits ("concurrency" in Unreal, "max
 //! instances" in FMOD). Each group counts its sounding members and remembers
-//! its last accepted start; a new member is admitted, handled by the group's
-//! own policy among its own members, or refused for coming too soon.
+//! the frames its last accepted members start at; a new member is admitted,
+//! handled by the group's own policy among its own members, or refused for
+//! starting too close to one of them.
 //!
 //! Real-time contract: the tables are allocated once in [`Groups::new`];
 //! every method is O(1), allocates nothing and never panics (an index out of
@@ -17,17 +18,34 @@ pub(crate) enum Admission {
     /// At its limit: the newcomer replaces a member chosen by this policy
     /// among the group's members, or is rejected.
     Full(StealPolicy),
-    /// Sooner than `min_interval` after the group's last accepted start.
+    /// Starting closer than `min_interval` to an accepted start.
     TooSoon,
 }
+
+/// How many accepted start frames a group remembers. Starts scheduled with
+/// `start_at` may be taken out of order (a hit scheduled for later, then
+/// one for sooner): the retrigger interval is kept against each of these,
+/// on both sides.
+const RECENT_STARTS: usize = 4;
 
 /// One group's settings and state.
 #[derive(Clone, Copy, Debug)]
 struct Group {
     settings: ValidGroup,
     members: u32,
-    /// The output frame of the last accepted start, if any.
-    last_start: Option<u64>,
+    /// The output frames the last [`RECENT_STARTS`] accepted members
+    /// start at, the latest accepted at `next - 1` (round robin).
+    starts: [Option<u64>; RECENT_STARTS],
+    next: usize,
+}
+
+impl Group {
+    fn accept(&mut self, start: u64) {
+        if let Some(s) = self.starts.get_mut(self.next) {
+            *s = Some(start);
+        }
+        self.next = (self.next + 1) % RECENT_STARTS;
+    }
 }
 
 /// Every group an engine can have, allocated up front.
@@ -45,7 +63,8 @@ impl Groups {
                 min_interval: 0,
             },
             members: 0,
-            last_start: None,
+            starts: [None; RECENT_STARTS],
+            next: 0,
         };
         Groups {
             groups: vec![open; count.min(usize::from(NO_GROUP))].into_boxed_slice(),
@@ -64,16 +83,20 @@ impl Groups {
         }
     }
 
-    /// What group `index` says to a member starting at frame `now`.
-    pub(crate) fn admit(&self, index: u16, now: u64) -> Admission {
+    /// What group `index` says to a member whose first sample sounds at
+    /// output frame `start`.
+    pub(crate) fn admit(&self, index: u16, start: u64) -> Admission {
         let Some(g) = self.groups.get(usize::from(index)) else {
             return Admission::Open;
         };
         let interval = u64::from(g.settings.min_interval);
-        if let Some(last) = g.last_start {
-            if interval > 0 && now.saturating_sub(last) < interval {
-                return Admission::TooSoon;
-            }
+        if interval > 0
+            && g.starts
+                .iter()
+                .flatten()
+                .any(|&s| s.abs_diff(start) < interval)
+        {
+            return Admission::TooSoon;
         }
         if g.members >= g.settings.max_voices {
             Admission::Full(g.settings.policy)
@@ -82,24 +105,24 @@ impl Groups {
         }
     }
 
-    /// A member of group `index` started at frame `now` (`fresh`: a new
-    /// play, which the retrigger interval counts from; otherwise a virtual
-    /// voice coming back, which it does not).
-    pub(crate) fn joined(&mut self, index: u16, now: u64, fresh: bool) {
+    /// A member of group `index` took a slot: a new play whose first
+    /// sample sounds at frame `fresh` (the retrigger interval counts from
+    /// it), or (`None`) a virtual voice coming back, which it does not.
+    pub(crate) fn joined(&mut self, index: u16, fresh: Option<u64>) {
         if let Some(g) = self.groups.get_mut(usize::from(index)) {
             g.members = g.members.saturating_add(1);
-            if fresh {
-                g.last_start = Some(now);
+            if let Some(start) = fresh {
+                g.accept(start);
             }
         }
     }
 
-    /// A play of group `index` was accepted at frame `now` without a slot
-    /// (it went virtual): the retrigger interval counts from it as from a
-    /// start.
-    pub(crate) fn accepted(&mut self, index: u16, now: u64) {
+    /// A play of group `index` starting at frame `start` was accepted
+    /// without a slot (it went virtual): the retrigger interval counts
+    /// from it as from a start.
+    pub(crate) fn accepted(&mut self, index: u16, start: u64) {
         if let Some(g) = self.groups.get_mut(usize::from(index)) {
-            g.last_start = Some(now);
+            g.accept(start);
         }
     }
 
@@ -155,10 +178,10 @@ mod tests {
             },
         );
         assert_eq!(g.admit(1, 0), Admission::Open);
-        g.joined(1, 0, true);
+        g.joined(1, Some(0));
         assert_eq!(g.admit(1, 99), Admission::TooSoon);
         assert_eq!(g.admit(1, 100), Admission::Open);
-        g.joined(1, 100, true);
+        g.joined(1, Some(100));
         assert_eq!(g.admit(1, 500), Admission::Full(StealPolicy::Oldest));
         g.left(1);
         assert_eq!(g.admit(1, 500), Admission::Open);

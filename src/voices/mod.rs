@@ -127,9 +127,10 @@ pub(crate) struct Newcomer<V> {
     pub(crate) order: u64,
     /// The output frame it starts at.
     pub(crate) now: u64,
-    /// A new play (a group's retrigger interval counts from it), not a
-    /// virtual voice coming back.
-    pub(crate) fresh: bool,
+    /// For a new play, the output frame its first sample sounds at (a
+    /// group's retrigger interval counts from it); `None` for a virtual
+    /// voice coming back.
+    pub(crate) fresh: Option<u64>,
 }
 
 /// A fixed-size pool of voices `V`, with their identities, audibility
@@ -173,7 +174,7 @@ impl<V> VoicePool<V> {
     /// else it is rejected.
     pub(crate) fn place(&mut self, new: Newcomer<V>, rules: StealRules) -> Placement<V> {
         let (who, now) = (new.who, new.now);
-        let (policy, within, new) = match self.groups.admit(who.group, now) {
+        let (policy, within, new) = match self.groups.admit(who.group, new.fresh.unwrap_or(now)) {
             Admission::TooSoon => {
                 let voice = new.voice;
                 return Placement::Rejected {
@@ -276,10 +277,10 @@ impl<V> VoicePool<V> {
         self.groups.has_room(group)
     }
 
-    /// A play of group `group` was accepted at `now` as a virtual voice:
-    /// the group's retrigger interval counts from it.
-    pub(crate) fn accepted_virtual(&mut self, group: u16, now: u64) {
-        self.groups.accepted(group, now);
+    /// A play of group `group` starting at frame `start` was accepted as
+    /// a virtual voice: the group's retrigger interval counts from it.
+    pub(crate) fn accepted_virtual(&mut self, group: u16, start: u64) {
+        self.groups.accepted(group, start);
     }
 
     /// Whether a virtual voice of group `group` could ever come back in
@@ -323,7 +324,7 @@ impl<V> VoicePool<V> {
         };
         self.set_meta(i, who, level, order, now);
         self.index.insert(who.id, i as u32);
-        self.groups.joined(who.group, now, fresh);
+        self.groups.joined(who.group, fresh);
         Ok(i)
     }
 
@@ -354,7 +355,7 @@ impl<V> VoicePool<V> {
         self.index.remove(old_who.id);
         self.index.insert(who.id, i as u32);
         self.groups.left(old_who.group);
-        self.groups.joined(who.group, start, fresh);
+        self.groups.joined(who.group, fresh);
         Ok(Replaced {
             who: old_who,
             voice: old,

@@ -76,7 +76,7 @@ fn victim_scan_follows_the_design_rules() {
                 level,
                 order,
                 now: start,
-                fresh: true,
+                fresh: Some(start),
             };
             let Ok(slot) = pool.acquire(new) else {
                 panic!("the pool has room")
@@ -134,7 +134,7 @@ fn release_and_replace_keep_the_index_and_keys_true() {
         level,
         order: id,
         now,
-        fresh: true,
+        fresh: Some(now),
     };
     let (Ok(a), Ok(b)) = (
         pool.acquire(new(1, "a", 0.5, 0)),
@@ -188,7 +188,7 @@ fn a_full_group_replaces_its_own_members_only() {
             level,
             order: id,
             now: id * 100,
-            fresh: true,
+            fresh: Some(id * 100),
         };
         match pool.place(new, rules) {
             Placement::Started => "started".to_string(),
@@ -232,7 +232,7 @@ fn the_level_refresh_shows_voices_ahead_of_their_turn() {
             level: 0.5,
             order: id,
             now: 0,
-            fresh: true,
+            fresh: Some(0),
         };
         assert!(pool.acquire(new).is_ok());
     }
