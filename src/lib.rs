@@ -100,6 +100,7 @@ pub mod error;
 pub mod mixer;
 pub mod output;
 pub mod params;
+mod prefault;
 mod render;
 pub mod settings;
 mod simd;

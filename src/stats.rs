@@ -179,11 +179,19 @@ pub(crate) struct Counters {
 
 impl Counters {
     pub(crate) fn new(voices: usize, virtual_voices: usize) -> Counters {
-        Counters {
+        let counters = Counters {
             meters: (0..voices).map(|_| SlotMeter::default()).collect(),
             virtual_meters: (0..virtual_voices).map(|_| SlotMeter::default()).collect(),
             ..Default::default()
+        };
+        // Fault every page in here, not on the audio thread's first store
+        // (a zeroed allocation is mapped lazily; a million virtual
+        // voices' meters are 16 MB).
+        let per_page = 4096 / std::mem::size_of::<SlotMeter>();
+        for m in counters.virtual_meters.iter().step_by(per_page) {
+            m.store(0, 0.0);
         }
+        counters
     }
 
     /// Heap bytes held (the per-slot meters).

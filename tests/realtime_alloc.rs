@@ -217,3 +217,25 @@ fn streaming_allocates_and_frees_nothing() {
         "{stats:?}"
     );
 }
+
+/// A `stop_all` swept over a large virtual pool, with commands for the
+/// stopped voices and new virtual plays during the sweep, allocates and
+/// frees nothing on the audio side.
+#[test]
+fn sweeping_a_stopped_virtual_pool_allocates_and_frees_nothing() {
+    let mut buf = vec![0.0f32; 2 * 1_024];
+    let mut in_render = 0u64;
+    let stats = support::virtual_sweep::virtual_sweep(|mixer, frames| {
+        let before = allocations();
+        mixer.process(&mut buf[..2 * frames]);
+        in_render += allocations() - before;
+    });
+    assert_eq!(
+        in_render, 0,
+        "the render path allocated or freed; {stats:?}"
+    );
+    assert!(
+        stats.virtualized >= 6_000 && stats.ended >= 6_000,
+        "{stats:?}"
+    );
+}

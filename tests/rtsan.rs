@@ -601,3 +601,18 @@ fn live_child() {
     assert!(stats.started > 100 && stats.ended > 10, "{stats:?}");
     println!("live churn passed");
 }
+
+/// A `stop_all` swept over a large virtual pool (with commands for the
+/// stopped voices and new virtual plays during the sweep), every block
+/// rendered in the real-time context.
+#[test]
+fn virtual_sweep_in_realtime_context() {
+    let mut buf = vec![0.0f32; 2 * 1_024];
+    let stats = support::virtual_sweep::virtual_sweep(|mixer, frames| {
+        mixer.process(&mut buf[..2 * frames]);
+    });
+    assert!(
+        stats.virtualized >= 6_000 && stats.ended >= 6_000,
+        "{stats:?}"
+    );
+}

@@ -336,3 +336,129 @@ fn a_stopped_virtual_voice_makes_room_by_ending() {
         .iter()
         .any(|t| t.event == Event::Started { voice: newcomer }));
 }
+
+/// A large virtual pool, `count` looping virtual plays in it behind 4
+/// protected real loops; returns the engine and the virtual plays.
+fn large_virtual_pool(count: usize) -> (OfflineEngine, Vec<voicepool::VoiceHandle>) {
+    let mut e = OfflineEngine::new(EngineSettings {
+        voices: 4,
+        virtual_voices: count,
+        command_capacity: 8_192,
+        ..Default::default()
+    })
+    .unwrap();
+    let hum = Sound::from_samples(1, 48_000, vec![0.2; 48_000]).unwrap();
+    for _ in 0..4 {
+        e.play(&hum, PlayParams::default().looping(true).protected(true))
+            .unwrap();
+    }
+    let quiet = PlayParams::default()
+        .looping(true)
+        .virtualize(true)
+        .volume(0.01);
+    let mut plays = Vec::new();
+    while plays.len() < count {
+        for _ in 0..2_000.min(count - plays.len()) {
+            plays.push(e.play(&hum, quiet).unwrap());
+        }
+        e.render(BLOCK);
+        e.drain_events().for_each(drop);
+    }
+    e.render(BLOCK);
+    e.drain_events().for_each(drop);
+    assert_eq!(e.stats().virtual_voices, count);
+    (e, plays)
+}
+
+/// `stop_all` over many virtual voices: not playing for the game at once,
+/// every one ends with one `Ended` at the frame of the stop, as fast as the
+/// event queue takes them (not a fixed few per block), none comes back in
+/// the meantime, and a play made after the stop is not stopped by it.
+#[test]
+fn stop_all_over_a_large_virtual_pool_is_prompt() {
+    let count = 20_000;
+    let (mut e, plays) = large_virtual_pool(count);
+    let stop = e.clock();
+    e.stop_all().unwrap();
+    assert!(plays.iter().all(|&h| !e.is_playing(h)));
+    let hum = Sound::from_samples(1, 48_000, vec![0.2; 48_000]).unwrap();
+    let after = e
+        .play(&hum, PlayParams::default().looping(true).virtualize(true))
+        .unwrap();
+    let mut events = Vec::new();
+    let mut blocks = 0;
+    while e.stats().virtual_voices > 0 || e.stats().ended < (count + 4) as u64 {
+        run(&mut e, 1, &mut events);
+        blocks += 1;
+        assert!(blocks < 1_000, "still ending after {blocks} blocks");
+    }
+    // The default event queue (4,096) takes about 2,000 ends a block.
+    assert!(
+        blocks <= 15,
+        "{count} stopped virtual voices took {blocks} blocks"
+    );
+    for &h in &plays {
+        let ends: Vec<_> = events
+            .iter()
+            .filter(|t| t.event.is_terminal() && t.event.voice() == Some(h))
+            .collect();
+        assert_eq!(ends.len(), 1, "{h:?}: {ends:?}");
+        assert_eq!(ends[0].event, Event::Ended { voice: h });
+        assert_eq!(ends[0].frame, stop, "{h:?}");
+    }
+    assert!(
+        !events
+            .iter()
+            .any(|t| matches!(t.event, Event::Resumed { voice } if voice != after)),
+        "a stopped voice came back"
+    );
+    assert!(
+        e.is_playing(after),
+        "a play after stop_all was stopped by it"
+    );
+    e.check_invariants().unwrap();
+}
+
+/// Many virtual one-shots due on the same frame end in the block that
+/// frame falls in, each at that frame.
+#[test]
+fn virtual_one_shots_due_together_end_together() {
+    let mut e = OfflineEngine::new(EngineSettings {
+        voices: 4,
+        virtual_voices: 2_000,
+        ..Default::default()
+    })
+    .unwrap();
+    let hum = Sound::from_samples(1, 48_000, vec![0.2; 48_000]).unwrap();
+    for _ in 0..4 {
+        e.play(&hum, PlayParams::default().looping(true).protected(true))
+            .unwrap();
+    }
+    let shot = Sound::from_samples(1, 48_000, vec![0.1; 4_800]).unwrap();
+    let due = 2 * BLOCK as u64 + 4_800;
+    let shots: Vec<_> = (0..1_000)
+        .map(|_| {
+            e.play(
+                &shot,
+                PlayParams::default()
+                    .virtualize(true)
+                    .volume(0.01)
+                    .start_at(2 * BLOCK as u64),
+            )
+            .unwrap()
+        })
+        .collect();
+    let mut events = Vec::new();
+    run(&mut e, (due as usize).div_ceil(BLOCK), &mut events);
+    let ended = |events: &[voicepool::TimedEvent]| {
+        events
+            .iter()
+            .filter(|t| matches!(t.event, Event::Ended { .. }))
+            .count()
+    };
+    assert_eq!(ended(&events), 1_000, "ended by the block of their end");
+    for &h in &shots {
+        assert_eq!(common::end_of(&events, h), Some(due), "{h:?}");
+        assert!(!e.is_playing(h));
+    }
+}

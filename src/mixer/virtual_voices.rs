@@ -6,12 +6,15 @@
 //!
 //! Real-time contract: everything here runs inside [`Mixer::process`] and
 //! keeps its rules. Per block: O(1) unless a virtual voice is due to end
-//! (then one pass over the end frames), at most [`REFRESHES_PER_BLOCK`]
-//! level estimates, at most [`RESUMES_PER_BLOCK`] comebacks into free
-//! slots (one pass over the keys each), and one pass over the keys every
-//! [`SWAP_PERIOD`] frames. Bus pauses and `stop_all` take one pass. Every
-//! event is pushed only when the event queue has room for it; what cannot
-//! be reported now is done in a later block (an end keeps its exact frame).
+//! or a `stop_all` is being swept (then at most [`SCAN_PER_BLOCK`] entries
+//! looked at and [`ENDS_PER_BLOCK`] ended), at most
+//! [`REFRESHES_PER_BLOCK`] level estimates, at most [`RESUMES_PER_BLOCK`]
+//! comebacks into free slots (one pass over the keys each), and one pass
+//! over the keys every [`SWAP_PERIOD`] frames. `stop_all` is O(1) here (a
+//! start-order mark the sweep ends voices by); a bus resume takes one pass.
+//! Every event is pushed only when the event queue has room for it; what
+//! cannot be reported now is done in a later block (an end keeps its exact
+//! frame).
 
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -54,9 +57,15 @@ pub(crate) const SWAP_HOLD_SECONDS: u64 = 1;
 /// fill again within a few milliseconds, and a voice brought back into each
 /// would flicker in and out; after the burst, it comes back at once.
 pub(crate) const COMEBACK_SETTLE_MS: u64 = 50;
-/// At most this many virtual voices end per block (each is an event);
-/// more wait for the next block and report their exact end frame then.
-const ENDS_PER_BLOCK: usize = 64;
+/// At most this many virtual voices end per block (each is an event, and
+/// about 100 to 300 ns with a million virtual voices in cold memory); more
+/// wait for the next block and report their exact end frame then.
+const ENDS_PER_BLOCK: usize = 2_048;
+/// At most this many virtual entries are looked at per block for ends
+/// (an end frame read, and a start order while a `stop_all` is swept): a
+/// pool of up to this many is scanned whole each block something is due;
+/// the largest (2^20) in 8 blocks.
+const SCAN_PER_BLOCK: usize = 131_072;
 
 /// What an attempt to bring a virtual voice back did.
 enum Outcome {
@@ -123,19 +132,26 @@ impl Mixer {
             }
             Err(p) => p,
         };
+        if let Some(j) = self.virtuals.find_stopped(SCAN_PER_BLOCK) {
+            // Stopped already (by `stop_all`), its end not yet reported:
+            // it makes room first, ending as stopped, at the frame it was.
+            let at = self.stop_frame(j);
+            self.end_virtual(j, at);
+            return match self.virtuals.insert(parked) {
+                Ok(i) => {
+                    self.parked(i);
+                    Ok(())
+                }
+                Err(p) => Err(p.voice),
+            };
+        }
         let Some((j, least)) = self.virtuals.least() else {
             return Err(parked.voice); // no virtual pool at all
         };
         if VirtualPool::<Voice>::key_of(&who, level) <= least {
             return Err(parked.voice);
         }
-        let stopped = self.virtuals.voice(j).is_some_and(|v| v.is_finished());
-        if stopped {
-            // Stopped already (by `stop_all`), its end not yet reported:
-            // it ends as stopped, at the frame it was.
-            let at = self.virtuals.ends(j).min(self.frame);
-            self.end_virtual(j, at);
-        } else if let Some((gone, old, _, _)) = self.virtuals.remove(j) {
+        if let Some((gone, old, _, _)) = self.virtuals.remove(j) {
             drop(old); // an Arc decrement: the game side holds the sound
             self.counters.publish_virtual(j, 0, 0.0);
             Counters::bump(&self.counters.steals);
@@ -185,6 +201,12 @@ impl Mixer {
         let Some(i) = self.virtuals.find(id) else {
             return;
         };
+        if self.virtuals.stopped_at(i).is_some() {
+            // Stopped by a `stop_all` already: nothing changes it now.
+            let at = self.stop_frame(i);
+            self.end_virtual(i, at);
+            return;
+        }
         let now = self.frame;
         let buses = &self.buses;
         let Some((v, clock)) = self.virtuals.get_mut(i) else {
@@ -225,18 +247,19 @@ impl Mixer {
         }
     }
 
-    /// `stop_all`: every virtual voice ends at this block's start (their
-    /// events go out at the end of the block, as many as the queue takes).
+    /// `stop_all`: every virtual voice ends at this block's start. O(1):
+    /// the expiry scan ends them (as many per block as the event queue and
+    /// [`ENDS_PER_BLOCK`] allow), and until then a stopped voice neither
+    /// comes back nor takes a command, and is the first to make room.
     pub(super) fn stop_all_virtual(&mut self) {
-        let now = self.frame;
-        self.virtuals.for_each(|_, v, _| {
-            v.stop(0);
-            Some(now)
-        });
-        // Stopped, they are the first to make room (ending as stopped).
-        for i in 0..self.virtuals.len() {
-            self.virtuals.set_level(i, 0.0);
-        }
+        self.virtuals.stop_all(self.next_order, self.frame);
+    }
+
+    /// The frame virtual entry `i`, stopped by a `stop_all`, ends at: the
+    /// stop, or its own end if that came first (not reported yet).
+    fn stop_frame(&self, i: usize) -> u64 {
+        let stop = self.virtuals.stopped_at(i).unwrap_or(self.frame);
+        self.virtuals.ends(i).min(stop)
     }
 
     /// Buses were resumed: virtual voices that a pause held (end frame
@@ -262,8 +285,16 @@ impl Mixer {
         if self.virtuals.live() == 0 {
             return;
         }
-        self.expire_virtual();
+        if self.virtuals.any_due(self.frame) {
+            self.expire_virtual();
+        }
         self.refresh_virtual(frames);
+        if self.virtuals.sweeping() {
+            // Comebacks wait for the sweep: until it is over, most of the
+            // pool may be stopped voices a search would have to pass over
+            // (a sweep takes one block per `ENDS_PER_BLOCK` stopped voices).
+            return;
+        }
         if self.room_changed && self.settled() {
             for _ in 0..RESUMES_PER_BLOCK {
                 match self.resume_one(false) {
@@ -296,34 +327,40 @@ impl Mixer {
         self.events.vacant_len() >= self.pool.live() + n
     }
 
-    /// Ends the virtual voices whose end frame has come.
+    /// Ends the virtual voices whose end frame has come, and those a
+    /// `stop_all` stopped: a bounded scan that goes on from where the
+    /// last block's stopped.
     fn expire_virtual(&mut self) {
         let now = self.frame;
-        if !self.virtuals.any_due(now) {
-            return;
-        }
-        let mut from = 0;
         let mut ended = 0;
-        while let Some(i) = self.virtuals.due_from(from, now) {
-            from = i + 1;
+        for _ in 0..self.virtuals.len().min(SCAN_PER_BLOCK) {
+            if !self.virtuals.any_due(now) {
+                break;
+            }
             if ended >= ENDS_PER_BLOCK || !self.room_for(1) {
                 break;
             }
-            let at = self.virtuals.ends(i);
-            let buses = &self.buses;
-            let Some((v, clock)) = self.virtuals.get_mut(i) else {
-                continue;
-            };
-            if Self::catch_up(buses, v, clock, now).is_some() || v.is_finished() {
+            let i = self.virtuals.scan_next();
+            if self.virtuals.stopped_at(i).is_some() {
+                let at = self.stop_frame(i);
                 self.end_virtual(i, at);
                 ended += 1;
-            } else {
-                // Held by a paused bus, or moved by a change: not yet.
-                let ends = Self::end_frame(buses, v, now);
-                self.virtuals.set_ends(i, ends.max(now + 1));
+            } else if self.virtuals.ends(i) <= now {
+                let at = self.virtuals.ends(i);
+                let buses = &self.buses;
+                if let Some((v, clock)) = self.virtuals.get_mut(i) {
+                    if Self::catch_up(buses, v, clock, now).is_some() || v.is_finished() {
+                        self.end_virtual(i, at);
+                        ended += 1;
+                    } else {
+                        // Held by a paused bus, or moved by a change: not yet.
+                        let ends = Self::end_frame(buses, v, now);
+                        self.virtuals.set_ends(i, ends.max(now + 1));
+                    }
+                }
             }
+            self.virtuals.scanned();
         }
-        self.virtuals.recompute_next_end();
     }
 
     /// Re-estimates a bounded number of virtual voices' audibility.
@@ -354,6 +391,9 @@ impl Mixer {
         let Some(v) = self.virtuals.voice(i) else {
             return false;
         };
+        if self.virtuals.stopped_at(i).is_some() {
+            return false;
+        }
         if v.is_held() || self.buses.is_frozen(v.bus()) {
             return false;
         }

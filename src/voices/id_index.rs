@@ -21,7 +21,7 @@ impl IdIndex {
     pub(crate) fn new(voices: usize) -> IdIndex {
         let size = (2 * voices).next_power_of_two().max(2);
         IdIndex {
-            entries: vec![Entry { id: 0, slot: 0 }; size].into_boxed_slice(),
+            entries: crate::prefault::filled(Entry { id: 0, slot: 0 }, size),
             len: 0,
             shift: 64 - size.trailing_zeros(),
         }

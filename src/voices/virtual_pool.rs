@@ -10,13 +10,15 @@
 //! through a bounded number of refreshes and, now and then, one pass over
 //! a flat array of keys.
 //!
-//! Real-time contract: every buffer is allocated once in [`VirtualPool::new`];
+//! Real-time contract: every buffer is allocated once in [`VirtualPool::new`]
+//! (every page faulted in there: a million entries are tens of MB);
 //! every method is O(1) or one pass over flat arrays, allocates nothing and
 //! never panics.
 
 use super::free_list::FreeList;
 use super::id_index::IdIndex;
 use super::{victim, Identity};
+use crate::prefault::filled;
 
 /// When a virtual voice's state was last brought up to date.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -76,23 +78,52 @@ pub(crate) struct VirtualPool<V> {
     /// as keys change (`None`: to be found again by a pass).
     top: Option<usize>,
     refresh_cursor: usize,
+    /// The expiry scan: the entry it looks at next, and the least end
+    /// frame seen (or set) since it last passed entry 0; after a full
+    /// circle that is the new [`VirtualPool::any_due`] bound.
+    scan_cursor: usize,
+    circle_min: u64,
+    /// `stop_all`s not yet swept: entries started before `below` (start
+    /// order) were stopped at `frame`. Oldest first.
+    stops: [Stop; STOPS],
+    stop_count: usize,
+    /// Entries the expiry scan must still look at before every stopped
+    /// entry has been ended (0: no sweep under way).
+    sweep_left: usize,
 }
+
+/// One `stop_all`, as the virtual pool keeps it until swept.
+#[derive(Clone, Copy, Debug, Default)]
+struct Stop {
+    below: u64,
+    frame: u64,
+}
+
+/// How many `stop_all`s a sweep tells apart; more during one sweep share
+/// the latest's frame (an `Ended` a little later than the stop, never
+/// before the voice's start).
+const STOPS: usize = 4;
 
 impl<V> VirtualPool<V> {
     /// Room for `capacity` virtual voices, all free.
     pub(crate) fn new(capacity: usize) -> VirtualPool<V> {
         VirtualPool {
             slots: FreeList::new(capacity),
-            who: vec![Identity::NOBODY; capacity].into_boxed_slice(),
-            keys: vec![0; capacity].into_boxed_slice(),
-            levels: vec![0.0; capacity].into_boxed_slice(),
-            orders: vec![0; capacity].into_boxed_slice(),
-            clocks: vec![Clock::default(); capacity].into_boxed_slice(),
-            ends: vec![NEVER; capacity].into_boxed_slice(),
+            who: filled(Identity::NOBODY, capacity),
+            keys: filled(0, capacity),
+            levels: filled(0.0, capacity),
+            orders: filled(0, capacity),
+            clocks: filled(Clock::default(), capacity),
+            ends: filled(NEVER, capacity),
             index: IdIndex::new(capacity),
             next_end: NEVER,
             top: None,
             refresh_cursor: 0,
+            scan_cursor: 0,
+            circle_min: NEVER,
+            stops: [Stop::default(); STOPS],
+            stop_count: 0,
+            sweep_left: 0,
         }
     }
 
@@ -253,24 +284,95 @@ impl<V> VirtualPool<V> {
         if let Some(e) = self.ends.get_mut(i) {
             *e = ends;
             self.next_end = self.next_end.min(ends);
+            self.circle_min = self.circle_min.min(ends);
         }
     }
 
-    /// Whether some voice may end by frame `now`.
+    /// Whether some voice may end by frame `now`, or a `stop_all` is
+    /// still to be swept: the expiry scan has work.
     pub(crate) fn any_due(&self, now: u64) -> bool {
-        self.next_end <= now
+        self.next_end <= now || self.sweep_left > 0
     }
 
-    /// The first entry at or after `from` whose end frame is at or before
-    /// `now`.
-    pub(crate) fn due_from(&self, from: usize, now: u64) -> Option<usize> {
-        let rest = self.ends.get(from..)?;
-        rest.iter().position(|&e| e <= now).map(|i| from + i)
+    /// The entry the expiry scan looks at next; the caller ends it or
+    /// not, then calls [`VirtualPool::scanned`].
+    pub(crate) fn scan_next(&self) -> usize {
+        self.scan_cursor
     }
 
-    /// Makes the earliest end frame exact again (one pass).
-    pub(crate) fn recompute_next_end(&mut self) {
-        self.next_end = self.ends.iter().copied().min().unwrap_or(NEVER);
+    /// The expiry scan is done with entry `scan_next()`: its end frame
+    /// counts toward the next bound, and the scan moves on. After a full
+    /// circle, the earliest end frame is exact again (a lower bound, as
+    /// ends set since are counted too), and a `stop_all` sweep that has
+    /// seen every entry is over.
+    pub(crate) fn scanned(&mut self) {
+        let i = self.scan_cursor;
+        self.circle_min = self.circle_min.min(self.ends(i));
+        self.sweep_left = self.sweep_left.saturating_sub(1);
+        if self.sweep_left == 0 {
+            self.stop_count = 0;
+        }
+        if i + 1 >= self.slots.len() {
+            self.scan_cursor = 0;
+            self.next_end = self.circle_min;
+            self.circle_min = NEVER;
+        } else {
+            self.scan_cursor = i + 1;
+        }
+    }
+
+    /// `stop_all` at `frame`: every voice started before start order
+    /// `below` is stopped. O(1): [`VirtualPool::stopped_at`] tells a
+    /// stopped entry until the expiry scan has ended it.
+    pub(crate) fn stop_all(&mut self, below: u64, frame: u64) {
+        if self.slots.live() == 0 {
+            return;
+        }
+        let stop = Stop { below, frame };
+        match self.stops.get_mut(self.stop_count) {
+            Some(s) => {
+                *s = stop;
+                self.stop_count += 1;
+            }
+            // The latest takes the last place: the voices between the two
+            // end at the later frame.
+            None => {
+                if let Some(s) = self.stops.last_mut() {
+                    *s = stop;
+                }
+            }
+        }
+        self.sweep_left = self.slots.len();
+        self.top = None;
+    }
+
+    /// Whether a `stop_all` is still being swept.
+    pub(crate) fn sweeping(&self) -> bool {
+        self.sweep_left > 0
+    }
+
+    /// The frame virtual voice `i` was stopped at by a `stop_all`, if it
+    /// was (and is not ended yet).
+    pub(crate) fn stopped_at(&self, i: usize) -> Option<u64> {
+        if self.stop_count == 0 {
+            return None;
+        }
+        let order = *self.orders.get(i)?;
+        self.who.get(i).filter(|w| w.id != Identity::NOBODY.id)?;
+        let stops = self.stops.get(..self.stop_count)?;
+        stops.iter().find(|s| order < s.below).map(|s| s.frame)
+    }
+
+    /// A stopped entry at or after the expiry scan's place, among the
+    /// next `limit`: to end it and make room in a full pool.
+    pub(crate) fn find_stopped(&self, limit: usize) -> Option<usize> {
+        if self.stop_count == 0 {
+            return None;
+        }
+        let len = self.slots.len();
+        (0..limit.min(len))
+            .map(|k| (self.scan_cursor + k) % len)
+            .find(|&i| self.stopped_at(i).is_some())
     }
 
     /// The voice that most deserves a slot (protected first, then the

@@ -4,6 +4,7 @@
 
 pub mod codecs;
 pub mod stream_churn;
+pub mod virtual_sweep;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
