@@ -18,6 +18,7 @@ fn wand_swish() -> PathBuf {
     let built = BUILT.get_or_init(|| {
         let out = Command::new(env!("CARGO"))
             .args(["build", "--quiet", "-p", "voicepool-demo", "--bin", name])
+            .args(["--profile", &cargo_profile()])
             .arg("--manifest-path")
             .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"))
             .output()
@@ -30,10 +31,26 @@ fn wand_swish() -> PathBuf {
     if let Err(e) = built {
         panic!("cannot build the {name} demo: {e}");
     }
-    // target/debug/deps/demo-<hash>  ->  target/debug/<name>
+    profile_dir().join(name)
+}
+
+/// The directory this test binary was built into: target/debug/deps/demo-<hash>
+/// -> target/debug (target/release under `cargo test --release`).
+fn profile_dir() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
-    let profile_dir = exe.parent().and_then(Path::parent).unwrap();
-    profile_dir.join(name)
+    exe.parent().and_then(Path::parent).unwrap().to_path_buf()
+}
+
+/// The cargo profile this test binary was built with, so that the demo is
+/// built with it too, into the same directory: `dev` builds into `debug`,
+/// every other profile into a directory of its own name.
+fn cargo_profile() -> String {
+    let dir = profile_dir();
+    let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or("debug");
+    match name {
+        "debug" => "dev".to_string(),
+        other => other.to_string(),
+    }
 }
 
 /// Runs the demo in `cwd` (where its default `out/` files go).
