@@ -114,7 +114,9 @@ pub struct EngineSettings {
     /// with a backoff (50 ms doubling to 2 s). The game sees
     /// `Event::StreamError { kind: DeviceLost }`, then
     /// `Event::OutputRecovered`. `false` leaves it to the game (start a new
-    /// engine). Default `true`.
+    /// engine, then drop or close the old one): a stream the device
+    /// reported lost is then closed at once, and the old engine's `close`
+    /// still returns its mixer. Default `true`.
     pub recover_device: bool,
     /// Live output: the audio host to use, by the name cpal gives it
     /// (`"ALSA"`, `"JACK"` with voicepool's `jack` feature, `"WASAPI"`,

@@ -14,6 +14,8 @@
 #[path = "support/callback_alloc.rs"]
 mod callback_alloc;
 
+#[path = "../examples/jack_soak/jackd.rs"]
+mod jackd;
 #[path = "../examples/jack_soak/storm.rs"]
 mod storm;
 
@@ -23,7 +25,8 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 use cpal::traits::{DeviceTrait, HostTrait, StreamTrait};
-use storm::{Jackd, Ledger};
+use jackd::Jackd;
+use storm::Ledger;
 use voicepool::{
     AudioEngine, EngineSettings, Event, OfflineEngine, PlayParams, Sound, StreamErrorKind,
 };
@@ -31,17 +34,20 @@ use voicepool::{
 /// A failsafe against a hang, not a speed requirement.
 const GIVE_UP: Duration = Duration::from_secs(120);
 
-/// Runs `case` in a child process with a JACK server name of its own.
-fn run_case(case: &str) {
+/// Runs `case` in a child process with a JACK server name of its own;
+/// true if the case passed. Whatever happened, nothing of the server is
+/// left behind afterwards: no server registered under the name, no entry
+/// of a dead one, no client semaphore.
+fn run_child(case: &str, before_clean_up: impl FnOnce(&str)) -> Option<(bool, String)> {
     if !Jackd::installed() {
         assert!(
             std::env::var_os("CI").is_none(),
             "jackd is not installed, and CI must run the JACK tests (.ci/run installs jackd2)"
         );
         println!("skipping {case}: jackd is not installed (Debian: apt-get install jackd2)");
-        return;
+        return None;
     }
-    let name = format!("voicepool-test-{case}-{}", std::process::id());
+    let name = server_name(case);
     let out = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
@@ -56,9 +62,21 @@ fn run_case(case: &str) {
         .expect("the test binary can run itself");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success() && stdout.contains(&format!("case {case} passed")),
-        "case {case} failed ({}):\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
+    let passed = out.status.success() && stdout.contains(&format!("case {case} passed"));
+    {
+        // Cleans up even if `before_clean_up` panics.
+        struct CleanUp<'a>(&'a str);
+        impl Drop for CleanUp<'_> {
+            fn drop(&mut self) {
+                jackd::clean_up(self.0);
+            }
+        }
+        let _clean_up = CleanUp(&name);
+        before_clean_up(&name);
+    }
+    assert_nothing_left(&name);
+    let report = format!(
+        "({}):\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
         out.status
     );
     for line in stdout
@@ -67,6 +85,35 @@ fn run_case(case: &str) {
     {
         println!("{line}");
     }
+    Some((passed, report))
+}
+
+fn server_name(case: &str) -> String {
+    format!("voicepool-test-{case}-{}", std::process::id())
+}
+
+/// Runs `case` in a child process; it must pass.
+fn run_case(case: &str) {
+    if let Some((passed, report)) = run_child(case, |_| {}) {
+        assert!(passed, "case {case} failed {report}");
+    }
+}
+
+fn assert_nothing_left(name: &str) {
+    let registered = jackd::registered();
+    assert!(
+        !registered.iter().any(|(_, n)| n == name),
+        "JACK server {name} still registered: {registered:?}"
+    );
+    let semaphores: Vec<String> = std::fs::read_dir("/dev/shm")
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|f| f.starts_with("jack") && f.contains(name))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(semaphores.is_empty(), "left in /dev/shm: {semaphores:?}");
 }
 
 #[test]
@@ -84,6 +131,48 @@ fn a_paced_spell_storm_on_busy_cores_allocates_nothing_and_loses_no_terminal_eve
     run_case("soak");
 }
 
+/// With recovery off, the device lost and then back (the same server name
+/// started again), dropping the engine is fine: before, the process died
+/// in `jack_deactivate` (SIGSEGV) when the old stream was dropped.
+#[test]
+fn dropping_an_engine_whose_lost_device_came_back_with_recovery_off() {
+    run_case("norecover");
+}
+
+/// A test process that dies half-way (here it aborts with its server
+/// running) leaves no JACK server running or registered: the server dies
+/// with it.
+#[test]
+fn a_test_that_dies_half_way_leaves_no_jack_server_behind() {
+    let gone_by_itself = |name: &str| {
+        // Before any clean-up of ours: the server went with its process.
+        let running = || {
+            jackd::registered()
+                .into_iter()
+                // SAFETY: signal 0 only asks whether the process exists.
+                .any(|(pid, n)| n == name && unsafe { libc::kill(pid, 0) } == 0)
+        };
+        let start = Instant::now();
+        while running() && start.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(
+            !running(),
+            "{name} outlived the test process that started it"
+        );
+    };
+    if let Some((passed, report)) = run_child("abandoned", gone_by_itself) {
+        assert!(!passed, "the abandoning case was meant to fail {report}");
+    }
+}
+
+/// A server killed with SIGKILL (which cannot take its registry entry out)
+/// leaves no entry behind once the case is over.
+#[test]
+fn a_jack_server_killed_with_sigkill_leaves_no_registry_entry() {
+    run_case("sigkilled");
+}
+
 /// The entry point of the child processes.
 #[test]
 #[ignore = "run in a child process by the tests above"]
@@ -96,6 +185,9 @@ fn child() {
         "recover" => recover(&server),
         "retrying" => retrying(&server),
         "soak" => soak(&server),
+        "norecover" => device_back_with_recovery_off(&server),
+        "abandoned" => abandoned(&server),
+        "sigkilled" => sigkilled(&server),
         other => panic!("unknown case {other}"),
     }
     println!("case {case} passed");
@@ -313,7 +405,8 @@ fn recover(server: &str) {
     let _ = engine.stop(amb);
     wait_for("every play to end", || {
         all.extend(ledger.read(&mut engine));
-        (!ledger.terminal.keys().any(|h| engine.is_playing(*h))).then_some(())
+        // (is_playing reads false from the stop on: wait for the events.)
+        (ledger.faults().0 == 0).then_some(())
     });
     all.extend(ledger.read(&mut engine));
     assert_eq!(
@@ -327,6 +420,66 @@ fn recover(server: &str) {
     drop(engine);
     let allocs = CALLBACK_ALLOCS.load(Relaxed);
     assert_eq!(allocs, 0, "the data callback allocated or freed");
+}
+
+/// Recovery off: the server stops, `DeviceLost`, the same server starts
+/// again; then the engine is closed, as the docs tell a game to (start a
+/// new engine on the device, drop the old one).
+fn device_back_with_recovery_off(server: &str) {
+    let jackd = Jackd::start(server, 48_000, 256).unwrap();
+    let mut engine = storm::open_retrying(GIVE_UP, || {
+        AudioEngine::start(EngineSettings {
+            recover_device: false,
+            ..settings()
+        })
+    })
+    .unwrap_or_else(|e| panic!("JACK opens: {e}"));
+    let looped = storm::tone(1.0, 220.0, 0.0);
+    let h = engine
+        .play(&looped, PlayParams::default().looping(true))
+        .unwrap();
+    wait_for("output", || (engine.clock() > 4_800).then_some(()));
+    jackd.kill();
+    wait_for("DeviceLost", || {
+        engine
+            .drain_events()
+            .any(|e| {
+                e == Event::StreamError {
+                    kind: StreamErrorKind::DeviceLost,
+                }
+            })
+            .then_some(())
+    });
+    let _back = Jackd::start(server, 48_000, 256).unwrap();
+    // Give the old stream every chance to notice the new server.
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(engine.is_playing(h));
+    drop(engine);
+    println!("jack: dropped after the device came back");
+}
+
+/// Starts a server and then dies (abort: no destructor runs).
+fn abandoned(server: &str) {
+    let jackd = Jackd::start(server, 48_000, 256).unwrap();
+    println!("jack: abandoning server pid {}", jackd.pid());
+    std::process::abort();
+}
+
+/// Starts a server and kills it with SIGKILL: it cannot take its entry out
+/// of JACK's registry.
+fn sigkilled(server: &str) {
+    let jackd = Jackd::start(server, 48_000, 256).unwrap();
+    let pid = jackd.pid() as i32;
+    // SAFETY: our own child, not yet waited for.
+    unsafe { libc::kill(pid, libc::SIGKILL) };
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(
+        jackd::registered()
+            .iter()
+            .any(|(p, n)| *p == pid && n == server),
+        "the SIGKILLed server's entry should still be there (else this tests nothing)"
+    );
+    drop(jackd); // reaps it
 }
 
 /// The server goes away for good: the engine keeps retrying, and closing

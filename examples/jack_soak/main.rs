@@ -15,6 +15,7 @@
 //! `apt-get install jackd2`) under a server name of its own and stops it
 //! at the end.
 
+mod jackd;
 mod storm;
 
 use std::time::Duration;
@@ -37,14 +38,14 @@ fn main() {
             }
         }
     }
-    if !storm::Jackd::installed() {
+    if !jackd::Jackd::installed() {
         eprintln!("jack_soak: jackd is not installed (Debian: apt-get install jackd2)");
         std::process::exit(2);
     }
     let name = format!("voicepool-soak-{}", std::process::id());
     // Before any thread starts: libjack reads it when a client opens.
     std::env::set_var("JACK_DEFAULT_SERVER", &name);
-    let _server = storm::Jackd::start(&name, 48_000, period).unwrap_or_else(|e| {
+    let _server = jackd::Jackd::start(&name, 48_000, period).unwrap_or_else(|e| {
         eprintln!("jack_soak: {e}");
         std::process::exit(1);
     });

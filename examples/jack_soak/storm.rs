@@ -1,96 +1,17 @@
 //! The paced soak's parts, shared by `examples/jack_soak`, `tests/jack.rs`
-//! and (its sounds) `tests/live_output.rs`: a JACK server on the dummy
-//! driver (real-time paced, no sound card) and opening an engine on it, a
-//! background load that keeps every core busy, and the spell-burst game
-//! loop at 60 Hz with its bookkeeping of terminal events.
+//! and (its sounds) `tests/live_output.rs`: opening an engine on a JACK
+//! server just started (the server itself is `jackd.rs`), a background
+//! load that keeps every core busy, and the spell-burst game loop at 60 Hz
+//! with its bookkeeping of terminal events.
 #![allow(dead_code)]
 
 use std::collections::HashMap;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 use voicepool::{
     AudioEngine, EngineError, Event, PlayParams, Sound, Stats, TimedEvent, VoiceHandle,
 };
-
-/// A `jackd -d dummy` of our own, under a server name of our own (clients
-/// find it through `JACK_DEFAULT_SERVER`). Killed, by its pid, when dropped.
-pub struct Jackd {
-    child: Child,
-}
-
-impl Jackd {
-    /// True if `jackd` can be run here.
-    pub fn installed() -> bool {
-        Command::new("jackd")
-            .arg("--version")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    }
-
-    /// Starts `jackd -n NAME -d dummy -r RATE -p PERIOD` and waits until a
-    /// client can connect (`jack_wait -c`), at most 30 s.
-    pub fn start(name: &str, rate: u32, period: u32) -> Result<Jackd, String> {
-        let child = Command::new("jackd")
-            .args(["-n", name, "-d", "dummy", "-r", &rate.to_string()])
-            .args(["-p", &period.to_string()])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("cannot run jackd: {e}"))?;
-        let mut server = Jackd { child };
-        let start = Instant::now();
-        loop {
-            let up = Command::new("jack_wait")
-                .args(["-s", name, "-c"])
-                .stderr(Stdio::null())
-                .output()
-                .map_err(|e| format!("cannot run jack_wait: {e}"))?;
-            if String::from_utf8_lossy(&up.stdout).trim() == "running" {
-                return Ok(server);
-            }
-            if let Ok(Some(status)) = server.child.try_wait() {
-                return Err(format!("jackd exited: {status}"));
-            }
-            if start.elapsed() > Duration::from_secs(30) {
-                return Err("jackd did not come up in 30 s".into());
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// Stops the server (SIGTERM, by pid, then waits for it to exit): the
-    /// device vanishes under its clients. (SIGKILL would leave the server's
-    /// entry in JACK's shared registry, which holds only a few.)
-    pub fn kill(mut self) {
-        self.stop();
-    }
-
-    fn stop(&mut self) {
-        if let Ok(pid) = i32::try_from(self.child.id()) {
-            // SAFETY: signals our own child process, which has not been
-            // waited for yet, so its pid cannot have been reused.
-            unsafe { libc::kill(pid, libc::SIGTERM) };
-        }
-        let start = Instant::now();
-        while let Ok(None) = self.child.try_wait() {
-            if start.elapsed() > Duration::from_secs(10) {
-                let _ = self.child.kill();
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Jackd {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
 
 /// Opens an engine (`open`) on a JACK server just started. A server that
 /// `jack_wait` reports running can still refuse a client for a moment
@@ -113,6 +34,23 @@ pub fn open_retrying(
     }
 }
 
+/// Makes the process `cmd` starts get SIGTERM when the thread that starts
+/// it dies (Linux's parent-death signal): a test process that aborts or is
+/// killed leaves no server or busy loop of its own running behind it.
+pub fn die_with_parent(cmd: &mut Command) -> &mut Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: runs in the forked child before exec, and calls only prctl,
+    // which is async-signal-safe; it allocates nothing and takes no lock.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        })
+    }
+}
+
 /// Busy processes, one per core: `sh -c 'while :; do :; done'`, at normal
 /// priority. Killed by pid when dropped.
 pub struct Load {
@@ -124,8 +62,7 @@ impl Load {
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
         let children = (0..cores)
             .filter_map(|_| {
-                Command::new("sh")
-                    .args(["-c", "while :; do :; done"])
+                die_with_parent(Command::new("sh").args(["-c", "while :; do :; done"]))
                     .spawn()
                     .ok()
             })
@@ -279,9 +216,8 @@ pub fn storm(
     let ran = start.elapsed().as_secs_f64();
     let _ = engine.stop_all();
     let give_up = Instant::now();
-    while ledger.terminal.keys().any(|h| engine.is_playing(*h))
-        && give_up.elapsed() < Duration::from_secs(60)
-    {
+    // (is_playing reads false from stop_all on: wait for the events.)
+    while ledger.faults().0 > 0 && give_up.elapsed() < Duration::from_secs(60) {
         ledger.read(engine);
         std::thread::sleep(Duration::from_millis(5));
     }

@@ -253,6 +253,15 @@ impl Watch {
                     self.reporter.lost(new_lost);
                     self.retry = FIRST_RETRY;
                     self.next_try = now;
+                    if !self.settings.recover_device && (new_lost > 0 || simulated > 0) {
+                        // Never reopened: the stream goes now, while its
+                        // device is gone, not when the engine is dropped
+                        // (by then a JACK server of the same name may have
+                        // come back, and dropping a client of the old one
+                        // under it can crash libjack). A stall may pass,
+                        // so a stalled stream is kept.
+                        self.retire_stream();
+                    }
                 }
             }
         }
@@ -264,19 +273,10 @@ impl Watch {
     /// One attempt: the side out of the old stream, the old stream away,
     /// a new one open. On failure, the next attempt is scheduled.
     fn recover(&mut self) {
-        if let Some(live) = self.live.take() {
-            match live.slot.take(TAKE_PATIENCE) {
-                Some(side) => {
-                    self.held = Some(side);
-                    dispose(live.stream);
-                }
-                None => {
-                    // A callback never returned: the side cannot be had.
-                    self.live = Some(live);
-                    self.settings.recover_device = false;
-                    return;
-                }
-            }
+        if !self.retire_stream() {
+            // A callback never returned: the side cannot be had.
+            self.settings.recover_device = false;
+            return;
         }
         let Some(side) = self.held.take() else {
             self.settings.recover_device = false;
@@ -309,6 +309,27 @@ impl Watch {
                     self.settings.recover_device = false;
                 }
                 self.later();
+            }
+        }
+    }
+
+    /// The audio side out of the lost stream (held until a new stream or
+    /// the engine's close takes it), and the stream disposed of. False if
+    /// a callback never returned: the stream and the side stay where they
+    /// are.
+    fn retire_stream(&mut self) -> bool {
+        let Some(live) = self.live.take() else {
+            return true;
+        };
+        match live.slot.take(TAKE_PATIENCE) {
+            Some(side) => {
+                self.held = Some(side);
+                dispose(live.stream);
+                true
+            }
+            None => {
+                self.live = Some(live);
+                false
             }
         }
     }
