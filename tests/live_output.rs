@@ -152,6 +152,14 @@ fn a_device_that_stops_calling_back_is_reopened_and_the_voices_go_on() {
     let _ = std::fs::remove_file(capture);
 }
 
+/// Shutting a live engine down ends every play still in flight with one
+/// `Ended` the game can read (sounding, virtual, scheduled far ahead), and
+/// the engine answers `EngineStopped` from then on.
+#[test]
+fn shutting_down_a_live_engine_ends_every_play_where_the_game_can_read_it() {
+    run_case("shutdown", "capture_f32.conf", Path::new("/dev/null"));
+}
+
 #[test]
 fn no_usable_device_is_a_clean_error() {
     run_case("nodevice", "no_device.conf", Path::new("/dev/null"));
@@ -196,9 +204,54 @@ fn child() {
         "seen" => devices_seen(),
         "errors" => stream_errors(),
         "stall" => stalled_device(&capture),
+        "shutdown" => shut_down_live(),
         other => panic!("unknown case {other}"),
     }
     println!("case {case} passed");
+}
+
+fn shut_down_live() {
+    use std::collections::HashMap;
+    use voicepool::PlayError;
+    let mut engine = AudioEngine::start(EngineSettings {
+        voices: 2,
+        ..Default::default()
+    })
+    .expect("the file/null PCM opens");
+    let hum = tone(1.0, 220.0, 0.0);
+    let looped = PlayParams::default().looping(true).virtualize(true);
+    let plays = [
+        engine.play(&hum, looped).unwrap(),
+        engine.play(&hum, looped).unwrap(),
+        engine.play(&hum, looped.volume(0.1)).unwrap(), // goes virtual
+        engine
+            .play(&hum, PlayParams::default().start_at(1 << 40)) // far ahead
+            .unwrap(),
+    ];
+    let mut events = Vec::new();
+    wait_until("the plays to be taken", || {
+        events.extend(engine.drain_events());
+        events.contains(&Event::Started { voice: plays[3] })
+    });
+    engine.shut_down();
+    engine.shut_down(); // again: nothing
+    events.extend(engine.drain_events());
+    let mut terminal: HashMap<_, u32> = HashMap::new();
+    for e in events.iter().filter(|e| e.is_terminal()) {
+        *terminal.entry(e.voice().unwrap()).or_default() += 1;
+    }
+    for h in plays {
+        assert_eq!(terminal.get(&h), Some(&1), "{h:?}: {events:?}");
+        assert!(events.contains(&Event::Ended { voice: h }), "{h:?}");
+        assert!(!engine.is_playing(h));
+    }
+    assert_eq!(
+        engine.play(&hum, PlayParams::default()),
+        Err(PlayError::EngineStopped)
+    );
+    assert_eq!(engine.stop_all(), Err(PlayError::EngineStopped));
+    assert!(engine.close().is_none(), "the mixer went with shut_down");
+    println!("live: shut down; {} events read", events.len());
 }
 
 /// Stereo, with different content left and right and a non-zero first frame.

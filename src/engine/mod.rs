@@ -543,6 +543,13 @@ impl Engine {
         true
     }
 
+    /// The audio side is gone without its mixer being dropped (a live
+    /// output that never gave it back): every play still live ends, as if
+    /// it had been.
+    pub(crate) fn audio_side_lost(&self) {
+        self.controller.shared.counters.mark_mixer_gone();
+    }
+
     /// Moves reported events into the game-side backlog (which keeps the
     /// newest `event_capacity`), so the audio side's queue never fills.
     pub(crate) fn pump(&self) {

@@ -357,7 +357,9 @@ impl AudioEngine {
     /// Stops the stream and returns the audio side's [`Mixer`], which came
     /// back to this thread from the output thread; `None` if it could not
     /// be had (a host that never returned from a callback). Dropping the
-    /// engine does the same and frees the mixer here.
+    /// engine does the same and frees the mixer here. Either way the game
+    /// side goes too: to read the `Ended` of every play still in flight,
+    /// call [`AudioEngine::shut_down`] first.
     ///
     /// ```no_run
     /// use voicepool::{AudioEngine, EngineSettings};
@@ -370,6 +372,40 @@ impl AudioEngine {
     /// ```
     pub fn close(mut self) -> Option<Mixer> {
         self.stop_stream().map(|side| side.mixer)
+    }
+
+    /// Stops the stream and ends the audio side here, keeping the game
+    /// side: every play still in flight (sounding, virtual, scheduled or
+    /// queued) ends with one [`crate::Event::Ended`], which
+    /// [`Engine::drain_events`] then returns, and every later call that
+    /// sends a command answers [`crate::PlayError::EngineStopped`]. What a
+    /// game does to learn which of its sounds ended when it gives up an
+    /// engine (dropping it, or [`AudioEngine::close`], takes the game side
+    /// with it). Calling it again does nothing.
+    ///
+    /// ```no_run
+    /// use voicepool::{AudioEngine, EngineSettings, Event};
+    /// let mut engine = AudioEngine::start(EngineSettings::default())?;
+    /// // ... the device is lost, and recovery is off ...
+    /// engine.shut_down();
+    /// for event in engine.drain_events() {
+    ///     if let Event::Ended { voice } = event {
+    ///         println!("{voice:?} ended with the engine"); // free what owned it
+    ///     }
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn shut_down(&mut self) {
+        if self.thread.is_none() {
+            return;
+        }
+        match self.stop_stream() {
+            // Dropping the mixer ends its plays for the game side.
+            Some(side) => drop(side),
+            // The host kept it (a callback never returned): it will never
+            // render again, so its plays end all the same.
+            None => self.engine.audio_side_lost(),
+        }
     }
 
     fn stop_stream(&mut self) -> Option<Box<AudioSide>> {
