@@ -251,6 +251,17 @@ pub enum SoundError {
         /// What the decoder said.
         reason: String,
     },
+    /// A streamed file ([`crate::Sound::stream_file`]) is no longer what
+    /// it was when it was opened: replaced on disk by one of another
+    /// channel count, sample rate or length. Its plays end (counted in
+    /// [`crate::Stats::stream_decode_errors`]); open it again to play the
+    /// new content.
+    Changed {
+        /// The file.
+        path: PathBuf,
+        /// What it was and what it is now.
+        reason: String,
+    },
 }
 
 /// The formats [`crate::Sound::from_file`] reads, as error messages name them.
@@ -276,7 +287,8 @@ impl SoundError {
             | SoundError::PartialFrame { path, .. }
             | SoundError::TooLong { path, .. }
             | SoundError::UnknownFormat { path, .. }
-            | SoundError::Malformed { path, .. } => path,
+            | SoundError::Malformed { path, .. }
+            | SoundError::Changed { path, .. } => path,
         }
     }
 }
@@ -324,6 +336,9 @@ impl fmt::Display for SoundError {
             ),
             SoundError::Malformed { format, reason, .. } => {
                 write!(f, "{p}: malformed {format} data: {reason}")
+            }
+            SoundError::Changed { reason, .. } => {
+                write!(f, "{p}: changed on disk while streamed: {reason}")
             }
         }
     }

@@ -521,6 +521,66 @@ fn a_decoder_panic_ends_its_stream_and_the_loader_goes_on() {
     assert_eq!(engine.stats().stream_decode_errors, 1);
 }
 
+/// A streamed file replaced on disk after `stream_file` read it: a play
+/// of it never plays the new file as if it were the old one. Another
+/// channel layout, rate or length, or no file at all, ends the play with
+/// one `Ended` and a counted decode error; a file that decodes to the same
+/// layout (6 channels downmixed to stereo, same rate and length) plays its
+/// new content exactly.
+#[test]
+fn a_streamed_file_replaced_on_disk_ends_its_play_with_a_decode_error() {
+    let dir = Scratch::new("streaming-replaced");
+    let stereo = |name: &str, rate: u32, frames: usize| source_wav(&dir, name, rate, 2, 16, frames);
+    let six = source_wav(&dir, "six", 48_000, 6, 16, 96_000);
+    // (what, the new file, whether it plays)
+    let replacements: Vec<(&str, Option<std::path::PathBuf>, bool)> = vec![
+        (
+            "mono at 22.05 kHz",
+            Some(source_wav(&dir, "mono", 22_050, 1, 16, 22_050)),
+            false,
+        ),
+        (
+            "stereo at 44.1 kHz",
+            Some(stereo("rate", 44_100, 96_000)),
+            false,
+        ),
+        ("shorter", Some(stereo("short", 48_000, 30_000)), false),
+        ("deleted", None, false),
+        ("6 channels, same rate and length", Some(six), true),
+    ];
+    let render = |sound: &Sound| {
+        let mut engine = OfflineEngine::new(EngineSettings::default()).unwrap();
+        let h = engine.play(sound, PlayParams::default()).unwrap();
+        let (mut events, mut out) = (Vec::new(), Vec::new());
+        for _ in 0..1_000 {
+            out.extend_from_slice(engine.render(480));
+            events.extend(engine.drain_events());
+            if !engine.is_playing(h) {
+                break;
+            }
+        }
+        let terminal: Vec<_> = events.into_iter().filter(|e| e.is_terminal()).collect();
+        assert_eq!(terminal, [Event::Ended { voice: h }]);
+        (out, engine.stats().stream_decode_errors)
+    };
+    for (what, replacement, plays) in replacements {
+        let file = stereo("streamed", 48_000, 96_000);
+        let music = Sound::stream_file(&file).unwrap();
+        match &replacement {
+            Some(new) => std::fs::copy(new, &file).map(drop).unwrap(),
+            None => std::fs::remove_file(&file).unwrap(),
+        }
+        let (out, errors) = render(&music);
+        if plays {
+            assert_eq!(errors, 0, "{what}");
+            let (decoded, _) = render(&Sound::from_file(&file).unwrap());
+            assert!(out == decoded, "{what}: not the new content");
+        } else {
+            assert_eq!(errors, 1, "{what}");
+        }
+    }
+}
+
 /// Errors name the file and the reason, as `Sound::from_file` does.
 #[test]
 fn stream_file_errors_name_the_file() {

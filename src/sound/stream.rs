@@ -140,9 +140,26 @@ impl StreamDecoder {
 
 impl StreamSource {
     /// Opens the file and moves to `from` (a frame of the stream).
+    ///
+    /// The file must still be what [`Sound::stream_file`] read: replaced by
+    /// one of another channel count, rate or length, it is
+    /// [`SoundError::Changed`] (a play must not read mono samples as
+    /// stereo frames, nor loop or seek by a length that is no longer true).
     pub(crate) fn open(&self, from: u64) -> Result<StreamDecoder, SoundError> {
         let (file, _) = decode::open_regular(&self.path)?;
         let mut d = StreamDecoder::open(file, self.kind, &self.path)?;
+        let (channels, rate, frames) = (d.channels(), d.rate(), d.length());
+        let length_changed = self.frames != 0 && frames != 0 && frames != self.frames;
+        if channels != self.channels || rate != self.rate || length_changed {
+            return Err(SoundError::Changed {
+                path: self.path.clone(),
+                reason: format!(
+                    "it was {} channel(s) at {} Hz, {} frames, when opened for \
+                     streaming, and is now {channels} at {rate} Hz, {frames} frames",
+                    self.channels, self.rate, self.frames
+                ),
+            });
+        }
         if from > 0 {
             d.seek(from, &self.path)?;
         }
@@ -169,7 +186,10 @@ impl Sound {
     /// undecodable file is an error now, with the same errors as
     /// [`Sound::from_file`]; a file that fails later, while streaming,
     /// ends its play at what was decoded (counted in
-    /// [`crate::Stats::stream_decode_errors`]).
+    /// [`crate::Stats::stream_decode_errors`]). Every play opens the file
+    /// again: replaced on disk by one of another channel layout, rate or
+    /// length ([`SoundError::Changed`]), or removed, its plays end the same
+    /// way; one that decodes to the same layout plays its new content.
     ///
     /// How streamed plays behave (see also [`crate::EngineSettings::streams`]):
     ///
