@@ -5,13 +5,14 @@
 //! voices' state ([`Voice::skip`], [`Voice::wake`]) and reports events.
 //!
 //! Real-time contract: everything here runs inside [`Mixer::process`] and
-//! keeps its rules. Per block: O(1) unless a virtual voice is due to end
-//! or a `stop_all` is being swept (then at most [`SCAN_PER_BLOCK`] entries
-//! looked at and [`ENDS_PER_BLOCK`] ended), at most
-//! [`REFRESHES_PER_BLOCK`] level estimates, at most [`RESUMES_PER_BLOCK`]
-//! comebacks into free slots (one pass over the keys each), and one pass
-//! over the keys every [`SWAP_PERIOD`] frames. `stop_all` is O(1) here (a
-//! start-order mark the sweep ends voices by); a bus resume takes one pass.
+//! keeps its rules. Per block: O(1) unless a virtual voice is due to end,
+//! a `stop_all` is being swept or a resumed bus's voices are being brought
+//! up to date (then at most [`SCAN_PER_BLOCK`] entries looked at and
+//! [`ENDS_PER_BLOCK`] voices touched), at most [`REFRESHES_PER_BLOCK`]
+//! level estimates, at most [`RESUMES_PER_BLOCK`] comebacks into free
+//! slots and one search every [`SWAP_PERIOD`] frames (each reads the
+//! virtual pool's span summaries and the spans changed since). `stop_all`
+//! and a bus resume are O(1) here (the expiry scan does their work).
 //! Every event is pushed only when the event queue has room for it; what
 //! cannot be reported now is done in a later block (an end keeps its exact
 //! frame).
@@ -23,7 +24,7 @@ use crate::command::{Event, VoiceHandle};
 use crate::render::buses::Buses;
 use crate::render::voice::Voice;
 use crate::stats::Counters;
-use crate::voices::virtual_pool::{Clock, Parked, VirtualPool, NEVER};
+use crate::voices::virtual_pool::{Clock, Parked, VirtualPool, HELD, NEVER};
 use crate::voices::{Comeback, Identity, Newcomer};
 use ringbuf::traits::Observer;
 
@@ -57,9 +58,10 @@ pub(crate) const SWAP_HOLD_SECONDS: u64 = 1;
 /// fill again within a few milliseconds, and a voice brought back into each
 /// would flicker in and out; after the burst, it comes back at once.
 pub(crate) const COMEBACK_SETTLE_MS: u64 = 50;
-/// At most this many virtual voices end per block (each is an event, and
-/// about 100 to 300 ns with a million virtual voices in cold memory); more
-/// wait for the next block and report their exact end frame then.
+/// At most this many virtual voices end, or are brought up to date after
+/// their bus resumed, per block (each touches the voice: about 100 to
+/// 300 ns with a million virtual voices in cold memory); more wait for the
+/// next block, and an end keeps its exact frame.
 const ENDS_PER_BLOCK: usize = 2_048;
 /// At most this many virtual entries are looked at per block for ends
 /// (an end frame read, and a start order while a `stop_all` is swept): a
@@ -92,10 +94,11 @@ impl Mixer {
     }
 
     /// The frame voice `v`, up to date at `now`, ends at if nothing
-    /// changes ([`NEVER`] while its bus holds it: recomputed on resume).
+    /// changes ([`HELD`] while its bus holds it: worked out by the expiry
+    /// scan after the bus resumes).
     fn end_frame(buses: &Buses, v: &Voice, now: u64) -> u64 {
         if buses.is_frozen(v.bus()) {
-            return NEVER;
+            return HELD;
         }
         v.frames_left().map_or(NEVER, |k| now.saturating_add(k))
     }
@@ -145,6 +148,7 @@ impl Mixer {
                 Err(p) => Err(p.voice),
             };
         }
+        self.virtuals.clean();
         let Some((j, least)) = self.virtuals.least() else {
             return Err(parked.voice); // no virtual pool at all
         };
@@ -262,20 +266,12 @@ impl Mixer {
         self.virtuals.ends(i).min(stop)
     }
 
-    /// Buses were resumed: virtual voices that a pause held (end frame
-    /// unknown) and are free to move again get their end frame back. One
-    /// pass, only after a drain that resumed a paused bus.
+    /// Buses were resumed: virtual voices that a pause held may come back
+    /// now, and get their end frames back from the expiry scan (a bounded
+    /// number per block, see [`Mixer::expire_virtual`]).
     pub(super) fn buses_resumed_virtual(&mut self) {
-        // Voices the pause held may come back now.
         self.room_changed = true;
-        let (now, buses) = (self.frame, &self.buses);
-        self.virtuals.for_each(|_, v, clock| {
-            if buses.is_frozen(v.bus()) {
-                return None;
-            }
-            let ended = Self::catch_up(buses, v, clock, now);
-            Some(ended.unwrap_or_else(|| Self::end_frame(buses, v, now)))
-        });
+        self.virtuals.recheck_held();
     }
 
     /// End of a block of `frames`, at `self.frame`: virtual voices due end,
@@ -328,34 +324,43 @@ impl Mixer {
     }
 
     /// Ends the virtual voices whose end frame has come, and those a
-    /// `stop_all` stopped: a bounded scan that goes on from where the
-    /// last block's stopped.
+    /// `stop_all` stopped, and works out the end frames of voices a
+    /// resumed bus held: a bounded scan that goes on from where the last
+    /// block's stopped.
     fn expire_virtual(&mut self) {
         let now = self.frame;
-        let mut ended = 0;
+        let mut work = 0;
         for _ in 0..self.virtuals.len().min(SCAN_PER_BLOCK) {
             if !self.virtuals.any_due(now) {
                 break;
             }
-            if ended >= ENDS_PER_BLOCK || !self.room_for(1) {
+            if work >= ENDS_PER_BLOCK || !self.room_for(1) {
                 break;
             }
             let i = self.virtuals.scan_next();
+            let ends = self.virtuals.ends(i);
             if self.virtuals.stopped_at(i).is_some() {
                 let at = self.stop_frame(i);
                 self.end_virtual(i, at);
-                ended += 1;
-            } else if self.virtuals.ends(i) <= now {
-                let at = self.virtuals.ends(i);
+                work += 1;
+            } else if ends <= now || (ends == HELD && self.virtuals.rechecking_held()) {
                 let buses = &self.buses;
                 if let Some((v, clock)) = self.virtuals.get_mut(i) {
-                    if Self::catch_up(buses, v, clock, now).is_some() || v.is_finished() {
-                        self.end_virtual(i, at);
-                        ended += 1;
+                    if ends == HELD && buses.is_frozen(v.bus()) {
+                        // Still held (its bus was not the one resumed).
+                    } else if let Some(at) = Self::catch_up(buses, v, clock, now) {
+                        self.end_virtual(i, at.min(ends));
+                        work += 1;
+                    } else if v.is_finished() {
+                        self.end_virtual(i, ends.min(now));
+                        work += 1;
                     } else {
-                        // Held by a paused bus, or moved by a change: not yet.
-                        let ends = Self::end_frame(buses, v, now);
-                        self.virtuals.set_ends(i, ends.max(now + 1));
+                        // Held by a paused bus, moved by a change, or its
+                        // bus resumed: its end frame as it is now.
+                        let next = Self::end_frame(buses, v, now);
+                        let next = if ends <= now { next.max(now + 1) } else { next };
+                        self.virtuals.set_ends(i, next);
+                        work += 1;
                     }
                 }
             }
@@ -413,6 +418,7 @@ impl Mixer {
         if !self.room_for(2) {
             return Outcome::Later;
         }
+        self.virtuals.clean();
         let now = self.frame;
         let free = self.pool.live() < self.pool.len() && self.settled();
         let candidate = if swap {

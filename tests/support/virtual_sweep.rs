@@ -1,7 +1,8 @@
-//! A `stop_all` over a large virtual pool, swept over several blocks while
-//! the game keeps sending: setters for stopped virtual voices, new plays
-//! that go virtual (into a pool full of stopped voices), another
-//! `stop_all` during the sweep. Shared by the allocation-counting test and
+//! A large virtual pool: paused and resumed (held voices' end frames worked
+//! out over several blocks) while a full pool takes newcomers, then a
+//! `stop_all` swept over several blocks while the game keeps sending:
+//! setters for stopped virtual voices, new plays that go virtual (into a
+//! pool full of stopped voices), another `stop_all` during the sweep. Shared by the allocation-counting test and
 //! the RealtimeSanitizer job: `process` renders one block of `frames`.
 
 use voicepool::{Engine, EngineSettings, Mixer, PlayParams, Sound, Stats};
@@ -37,6 +38,22 @@ pub fn virtual_sweep(mut process: impl FnMut(&mut Mixer, usize)) -> Stats {
         engine.drain_events().for_each(drop);
     }
     process(&mut mixer, 480);
+    // A paused master holds every virtual voice (end frames unknown); the
+    // resume has them worked out a bounded number per block, while a full
+    // pool takes newcomers (its least deserving found from span summaries).
+    let shot = Sound::from_samples(1, 48_000, vec![0.2; 4_800]).unwrap();
+    engine.pause_bus(engine.master_bus()).unwrap();
+    for _ in 0..4 {
+        for _ in 0..20 {
+            let _ = engine.play(&shot, quiet.looping(false).volume(0.5));
+        }
+        process(&mut mixer, 480);
+    }
+    engine.resume_bus(engine.master_bus()).unwrap();
+    for _ in 0..8 {
+        process(&mut mixer, 480);
+        engine.drain_events().for_each(drop);
+    }
     for round in 0..40 {
         if round == 0 || round == 3 {
             engine.stop_all().unwrap();

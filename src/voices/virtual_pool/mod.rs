@@ -7,18 +7,23 @@
 //! lazily (by the mixer, which knows how a voice moves) only when something
 //! needs it: a command, a level refresh, its expiry, its comeback. So the
 //! per-block cost does not grow with the number of virtual voices except
-//! through a bounded number of refreshes and, now and then, one pass over
-//! a flat array of keys.
+//! through a bounded number of refreshes, a bounded expiry scan, and the
+//! searches for the most and least deserving voice, which read one
+//! summary per span of 1,024 entries plus the spans changed since
+//! ([`spans`]).
 //!
 //! Real-time contract: every buffer is allocated once in [`VirtualPool::new`]
 //! (every page faulted in there: a million entries are tens of MB);
-//! every method is O(1) or one pass over flat arrays, allocates nothing and
-//! never panics.
+//! every method is O(1), bounded as above, or (`check_invariants`) for
+//! tests only; none allocates or panics.
+
+mod spans;
 
 use super::free_list::FreeList;
 use super::id_index::IdIndex;
 use super::{victim, Identity};
 use crate::prefault::filled;
+use spans::Spans;
 
 /// When a virtual voice's state was last brought up to date.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -32,6 +37,9 @@ pub(crate) struct Clock {
 
 /// Frame meaning "never" in [`VirtualPool`]'s end times.
 pub(crate) const NEVER: u64 = u64::MAX;
+/// End frame of a voice its paused bus holds: unknown until the bus
+/// resumes, when the expiry scan works it out.
+pub(crate) const HELD: u64 = NEVER - 1;
 
 /// A key's bit set for every live entry: a free entry's key is 0.
 const LIVE: u64 = 1 << 42;
@@ -77,6 +85,8 @@ pub(crate) struct VirtualPool<V> {
     /// The entry [`VirtualPool::best`] would choose with no filter, kept
     /// as keys change (`None`: to be found again by a pass).
     top: Option<usize>,
+    /// Per span of entries, its most and least deserving one.
+    spans: Spans,
     refresh_cursor: usize,
     /// The expiry scan: the entry it looks at next, and the least end
     /// frame seen (or set) since it last passed entry 0; after a full
@@ -90,6 +100,9 @@ pub(crate) struct VirtualPool<V> {
     /// Entries the expiry scan must still look at before every stopped
     /// entry has been ended (0: no sweep under way).
     sweep_left: usize,
+    /// Entries the expiry scan must still look at before every voice a
+    /// resumed bus held has its end frame again.
+    held_left: usize,
 }
 
 /// One `stop_all`, as the virtual pool keeps it until swept.
@@ -118,12 +131,14 @@ impl<V> VirtualPool<V> {
             index: IdIndex::new(capacity),
             next_end: NEVER,
             top: None,
+            spans: Spans::new(capacity),
             refresh_cursor: 0,
             scan_cursor: 0,
             circle_min: NEVER,
             stops: [Stop::default(); STOPS],
             stop_count: 0,
             sweep_left: 0,
+            held_left: 0,
         }
     }
 
@@ -137,6 +152,7 @@ impl<V> VirtualPool<V> {
                 + size_of::<f32>()
                 + size_of::<Clock>())
             + self.index.memory_bytes()
+            + self.spans.memory_bytes()
     }
 
     /// Entries in the pool.
@@ -198,6 +214,7 @@ impl<V> VirtualPool<V> {
         ) {
             (*k, *l, *e) = (0, 0.0, NEVER);
         }
+        self.spans.touch(i);
         if self.top == Some(i) {
             self.top = None;
         }
@@ -251,6 +268,7 @@ impl<V> VirtualPool<V> {
         if let (Some(k), Some(l)) = (self.keys.get_mut(i), self.levels.get_mut(i)) {
             let old = *k;
             (*k, *l) = (new, level);
+            self.spans.touch(i);
             // Keep the top entry known without a pass where that is cheap:
             // a key above the top's takes its place; the top's own key
             // falling means another may lead now.
@@ -274,9 +292,17 @@ impl<V> VirtualPool<V> {
     /// [`VirtualPool::best`], but kept as keys change, so usually O(1).
     pub(crate) fn top(&mut self) -> Option<usize> {
         if self.top.is_none() && self.live() > 0 {
+            self.clean();
             self.top = self.best(|_, _| true);
         }
         self.top
+    }
+
+    /// Makes the span summaries [`VirtualPool::best`] and
+    /// [`VirtualPool::least`] read true again (one pass over each span
+    /// changed since): call before them, where the pool may be changed.
+    pub(crate) fn clean(&mut self) {
+        self.spans.clean(&self.keys, &self.orders);
     }
 
     /// Sets voice `i`'s end frame.
@@ -291,7 +317,18 @@ impl<V> VirtualPool<V> {
     /// Whether some voice may end by frame `now`, or a `stop_all` is
     /// still to be swept: the expiry scan has work.
     pub(crate) fn any_due(&self, now: u64) -> bool {
-        self.next_end <= now || self.sweep_left > 0
+        self.next_end <= now || self.sweep_left > 0 || self.held_left > 0
+    }
+
+    /// A bus was resumed: the voices it held ([`HELD`]) get their end
+    /// frames from the expiry scan, a bounded number per block.
+    pub(crate) fn recheck_held(&mut self) {
+        self.held_left = self.slots.len();
+    }
+
+    /// Whether held voices are still to be looked at after a resume.
+    pub(crate) fn rechecking_held(&self) -> bool {
+        self.held_left > 0
     }
 
     /// The entry the expiry scan looks at next; the caller ends it or
@@ -309,6 +346,7 @@ impl<V> VirtualPool<V> {
         let i = self.scan_cursor;
         self.circle_min = self.circle_min.min(self.ends(i));
         self.sweep_left = self.sweep_left.saturating_sub(1);
+        self.held_left = self.held_left.saturating_sub(1);
         if self.sweep_left == 0 {
             self.stop_count = 0;
         }
@@ -377,36 +415,20 @@ impl<V> VirtualPool<V> {
 
     /// The voice that most deserves a slot (protected first, then the
     /// highest priority, then the most audible; ties to the oldest) among
-    /// those `eligible` accepts. One pass over the keys.
+    /// those `eligible` accepts. Reads the span summaries (see
+    /// [`VirtualPool::clean`]) and the spans that could hold the winner.
     pub(crate) fn best(&self, mut eligible: impl FnMut(usize, &Identity) -> bool) -> Option<usize> {
-        let mut best: Option<(usize, u64, u64)> = None;
-        for (i, &k) in self.keys.iter().enumerate() {
-            if k == 0 || best.is_some_and(|(_, bk, _)| k < bk) {
-                continue;
-            }
-            let order = self.orders.get(i).copied().unwrap_or(0);
-            let better = best.is_none_or(|(_, bk, bo)| k > bk || order < bo);
-            if better && self.who.get(i).is_some_and(|w| eligible(i, w)) {
-                best = Some((i, k, order));
-            }
-        }
-        best.map(|(i, _, _)| i)
+        let who = &self.who;
+        self.spans.best(&self.keys, &self.orders, |i| {
+            who.get(i).is_some_and(|w| eligible(i, w))
+        })
     }
 
     /// The voice that least deserves one (the first to drop when the pool
-    /// is full), with its key; ties to the newest.
+    /// is full), with its key; ties to the newest. Reads the span summaries
+    /// (see [`VirtualPool::clean`]).
     pub(crate) fn least(&self) -> Option<(usize, u64)> {
-        let mut least: Option<(usize, u64, u64)> = None;
-        for (i, &k) in self.keys.iter().enumerate() {
-            if k == 0 {
-                continue;
-            }
-            let order = self.orders.get(i).copied().unwrap_or(0);
-            if least.is_none_or(|(_, lk, lo)| k < lk || (k == lk && order > lo)) {
-                least = Some((i, k, order));
-            }
-        }
-        least.map(|(i, k, _)| (i, k))
+        self.spans.least(&self.keys, &self.orders)
     }
 
     /// The key a voice of identity `who` at `level` would have here.
@@ -435,25 +457,12 @@ impl<V> VirtualPool<V> {
         }
     }
 
-    /// Calls `f(entry, voice, clock)` for every virtual voice; `f` may
-    /// return a new end frame.
-    pub(crate) fn for_each(&mut self, mut f: impl FnMut(usize, &mut V, &mut Clock) -> Option<u64>) {
-        for i in 0..self.slots.len() {
-            let ends = match self.get_mut(i) {
-                Some((v, clock)) => f(i, v, clock),
-                None => None,
-            };
-            if let Some(e) = ends {
-                self.set_ends(i, e);
-            }
-        }
-    }
-
     /// Checks the pool's invariants (tests and soak runs; allocates).
     #[cfg(any(test, feature = "hooks"))]
     pub(crate) fn check_invariants(&self) -> Result<(), String> {
         use super::free_list::Slot;
         self.slots.check()?;
+        self.spans.check(&self.keys, &self.orders)?;
         if self.index.len() != self.slots.live() {
             return Err(format!(
                 "virtual id index holds {} ids for {} virtual voices",
