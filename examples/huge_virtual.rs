@@ -81,7 +81,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         block(&mut mixer, &mut out, &mut fill);
         engine.drain_events().for_each(drop);
     }
-    for _ in 0..50 {
+    while engine.stats().virtual_voices < count {
         block(&mut mixer, &mut out, &mut fill);
         engine.drain_events().for_each(drop);
     }
@@ -128,6 +128,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     full.report("full virtual pool, 8 newcomers a block");
 
+    // A burst far larger than a block takes: the queue holds it, the audio
+    // side takes it a bounded number of commands a block.
+    let mut burst = Timings(Vec::new());
+    let mut queued = 0;
+    while queued < 60_000 && engine.play(&hum, quiet.volume(0.3)).is_ok() {
+        queued += 1;
+    }
+    for _ in 0..(queued / 1_024 + 5) {
+        block(&mut mixer, &mut out, &mut burst);
+        engine.drain_events().for_each(drop);
+    }
+    burst.report(&format!("a burst of {queued} plays queued at once"));
+
     // stop_all: every play ends.
     engine.stop_all()?;
     let sample = handles.iter().step_by(997).copied();
@@ -146,6 +159,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         stop.0.len() as f64 * BLOCK as f64 / 48_000.0,
         t1.elapsed().as_secs_f64()
     );
+    if std::env::var_os("HUGE_VIRTUAL_TRACE").is_some() {
+        let first: Vec<u128> = stop.0.iter().take(6).map(|d| d.as_micros()).collect();
+        println!("first stop_all blocks (us): {first:?}");
+    }
     stop.report("stop_all");
 
     // A thousand virtual one-shots due on one frame.

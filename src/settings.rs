@@ -44,7 +44,9 @@ pub struct EngineSettings {
     pub sample_rate: u32,
     /// Commands (play, stop, set_*) that can wait for the audio thread; a
     /// full queue makes calls return [`crate::PlayError::QueueFull`].
-    /// Default 1024.
+    /// The audio side takes at most 1,024 of them a block (the rest wait
+    /// for the next), so that a block's work stays bounded however large
+    /// the queue. Default 1024.
     pub command_capacity: usize,
     /// Events held for the game between [`crate::Engine::drain_events`]
     /// calls; beyond this the oldest are dropped and counted in

@@ -386,3 +386,38 @@ fn calls_that_never_drain_still_keep_the_event_queue_moving() {
         assert_eq!(engine.stats().dropped_commands, 0, "{name}");
     }
 }
+
+/// A queue far larger than a block takes: the audio side takes at most
+/// 1,024 commands a block (bounded work per block, whatever the queue's
+/// capacity) and the rest in the blocks after, in order, none lost.
+#[test]
+fn a_huge_queue_is_taken_a_bounded_number_of_commands_a_block() {
+    let (mut engine, mut mixer) = Engine::new(EngineSettings {
+        voices: 8,
+        steal_policy: voicepool::StealPolicy::Reject,
+        command_capacity: 10_000,
+        event_capacity: 20_000,
+        ..Default::default()
+    })
+    .unwrap();
+    let sound = Sound::from_samples(1, 48_000, vec![0.1; 48_000]).unwrap();
+    let plays: Vec<VoiceHandle> = (0..5_000)
+        .map(|_| engine.play(&sound, PlayParams::default()).unwrap())
+        .collect();
+    let mut block = [0.0f32; 2 * 480];
+    let mut taken = Vec::new();
+    for _ in 0..5 {
+        mixer.process(&mut block);
+        let events: Vec<Event> = engine.drain_events().collect();
+        taken.push(
+            events
+                .iter()
+                .filter(|e| matches!(e, Event::Started { .. } | Event::Rejected { .. }))
+                .count(),
+        );
+    }
+    assert_eq!(taken, [1_024, 1_024, 1_024, 1_024, 904]);
+    assert_eq!(engine.stats().started, 8);
+    assert_eq!(engine.stats().rejections, 4_992);
+    assert!(plays[..8].iter().all(|&h| engine.is_playing(h)));
+}

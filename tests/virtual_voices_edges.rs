@@ -358,7 +358,7 @@ fn large_virtual_pool(count: usize) -> (OfflineEngine, Vec<voicepool::VoiceHandl
         .volume(0.01);
     let mut plays = Vec::new();
     while plays.len() < count {
-        for _ in 0..2_000.min(count - plays.len()) {
+        for _ in 0..1_000.min(count - plays.len()) {
             plays.push(e.play(&hum, quiet).unwrap());
         }
         e.render(BLOCK);

@@ -132,6 +132,8 @@ pub struct Mixer {
     buses: Buses,
     rules: StealRules,
     out_rate: u32,
+    /// Commands taken per block at most: the queue's capacity, up to
+    /// [`COMMANDS_PER_BLOCK`].
     max_commands: usize,
     steal_fade: u32,
     stop_fade: u32,
@@ -150,6 +152,13 @@ pub struct Mixer {
 /// 1024 frames would add about 15 % to the mixing cost of the peer
 /// workload and every 2048 frames about 7 %.
 const LEVEL_REFRESH_FRAMES: usize = 2048;
+
+/// At most this many commands are taken per block, however large the
+/// command queue: a block of 1,024 plays into a full pool of a million
+/// virtual voices takes up to about 1 ms, so a game that queues a hundred
+/// thousand at once spreads them over blocks instead of missing a
+/// deadline.
+pub(crate) const COMMANDS_PER_BLOCK: usize = 1_024;
 
 impl Mixer {
     pub(crate) fn new(
@@ -188,7 +197,7 @@ impl Mixer {
                 isa: Isa::detect(),
             },
             out_rate,
-            max_commands: settings.command_capacity,
+            max_commands: settings.command_capacity.min(COMMANDS_PER_BLOCK),
             steal_fade: frames(settings.steal_fade),
             stop_fade: frames(settings.stop_fade),
             param_ramp: frames(settings.param_ramp),

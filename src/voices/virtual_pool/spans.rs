@@ -2,7 +2,9 @@
 //! its most and least deserving entry kept, so that finding either over a
 //! million entries reads one summary per span plus the few spans changed
 //! since (a span's summary is made again, by one pass over the span, only
-//! when one of its keys changed).
+//! when one of its keys changed). The least deserving, which a full pool
+//! looks for with every newcomer, is also kept per group of [`GROUP`]
+//! spans, so that finding it reads one summary per group.
 //!
 //! Real-time contract: allocated once in [`Spans::new`]; every method
 //! allocates nothing, never panics, and reads at most the summaries plus
@@ -14,6 +16,8 @@ use crate::prefault::filled;
 
 /// Entries per span.
 pub(super) const SPAN: usize = 1024;
+/// Spans per group (for the least deserving entry).
+const GROUP: usize = 32;
 /// Spans a filtered search visits best summary first before it falls back
 /// to one pass over every span that could still hold the winner.
 const PICKS: usize = 32;
@@ -57,36 +61,60 @@ pub(super) struct Spans {
     best: Box<[Pick]>,
     least: Box<[Pick]>,
     changed: Box<[bool]>,
+    /// The spans marked changed, each once (so cleaning does not read
+    /// every flag).
+    pending: Box<[u32]>,
+    pending_len: usize,
+    /// Per group of spans, its least deserving entry, and whether a span
+    /// in it changed since.
+    group_least: Box<[Pick]>,
+    group_changed: Box<[bool]>,
 }
 
 impl Spans {
     /// Summaries for `capacity` entries, all free.
     pub(super) fn new(capacity: usize) -> Spans {
         let n = capacity.div_ceil(SPAN);
+        let groups = n.div_ceil(GROUP);
         Spans {
             best: filled(Pick::NONE, n),
             least: filled(Pick::NONE, n),
             changed: filled(false, n),
+            pending: filled(0, n),
+            pending_len: 0,
+            group_least: filled(Pick::NONE, groups),
+            group_changed: filled(false, groups),
         }
     }
 
     pub(super) fn memory_bytes(&self) -> usize {
-        self.best.len() * (2 * std::mem::size_of::<Pick>() + 1)
+        use std::mem::size_of;
+        self.best.len() * (2 * size_of::<Pick>() + 1 + size_of::<u32>())
+            + self.group_least.len() * (size_of::<Pick>() + 1)
     }
 
     /// Entry `i`'s key or order changed.
     pub(super) fn touch(&mut self, i: usize) {
-        if let Some(c) = self.changed.get_mut(i / SPAN) {
-            *c = true;
+        let s = i / SPAN;
+        if let Some(c) = self.changed.get_mut(s) {
+            if !*c {
+                *c = true;
+                if let Some(p) = self.pending.get_mut(self.pending_len) {
+                    *p = s as u32;
+                    self.pending_len += 1;
+                }
+            }
+        }
+        if let Some(g) = self.group_changed.get_mut(s / GROUP) {
+            *g = true;
         }
     }
 
-    /// Makes the summaries of changed spans true again: one pass over each.
+    /// Makes the summaries of changed spans true again (one pass over
+    /// each), and those of their groups (one read per span of the group).
     pub(super) fn clean(&mut self, keys: &[u64], orders: &[u64]) {
-        for s in 0..self.changed.len() {
-            if !self.changed.get(s).copied().unwrap_or(false) {
-                continue;
-            }
+        for k in 0..self.pending_len {
+            let s = self.pending.get(k).map_or(usize::MAX, |&s| s as usize);
             let (mut best, mut least) = (Pick::NONE, Pick::NONE);
             for p in picks(keys, orders, s) {
                 if p.beats(&best) {
@@ -102,6 +130,24 @@ impl Spans {
                 self.changed.get_mut(s),
             ) {
                 (*b, *l, *c) = (best, least, false);
+            }
+        }
+        self.pending_len = 0;
+        for g in 0..self.group_changed.len() {
+            if !self.group_changed.get(g).copied().unwrap_or(false) {
+                continue;
+            }
+            let mut least = Pick::NONE;
+            for s in g * GROUP..((g + 1) * GROUP).min(self.least.len()) {
+                if let Some(l) = self.least.get(s).filter(|l| l.key != 0) {
+                    if l.below(&least) {
+                        least = *l;
+                    }
+                }
+            }
+            if let (Some(l), Some(c)) = (self.group_least.get_mut(g), self.group_changed.get_mut(g))
+            {
+                (*l, *c) = (least, false);
             }
         }
     }
@@ -166,19 +212,31 @@ impl Spans {
         (found.key != 0).then_some(found.index)
     }
 
-    /// The least deserving entry, with its key.
+    /// The least deserving entry, with its key: one summary per group,
+    /// and for a group changed since the last clean, its spans' summaries
+    /// (changed spans read whole).
     pub(super) fn least(&self, keys: &[u64], orders: &[u64]) -> Option<(usize, u64)> {
         let mut found = Pick::NONE;
-        for s in 0..self.least.len() {
-            if self.is_changed(s) {
-                for p in picks(keys, orders, s) {
-                    if p.below(&found) {
-                        found = p;
+        for g in 0..self.group_least.len() {
+            if !self.group_changed.get(g).copied().unwrap_or(true) {
+                if let Some(l) = self.group_least.get(g).filter(|l| l.key != 0) {
+                    if l.below(&found) {
+                        found = *l;
                     }
                 }
-            } else if let Some(l) = self.least.get(s).filter(|l| l.key != 0) {
-                if l.below(&found) {
-                    found = *l;
+                continue;
+            }
+            for s in g * GROUP..((g + 1) * GROUP).min(self.least.len()) {
+                if self.is_changed(s) {
+                    for p in picks(keys, orders, s) {
+                        if p.below(&found) {
+                            found = p;
+                        }
+                    }
+                } else if let Some(l) = self.least.get(s).filter(|l| l.key != 0) {
+                    if l.below(&found) {
+                        found = *l;
+                    }
                 }
             }
         }
@@ -200,6 +258,16 @@ impl Spans {
             }
             if best != self.best[s] || least != self.least[s] {
                 return Err(format!("virtual span {s}: its summary is stale"));
+            }
+        }
+        for g in (0..self.group_least.len()).filter(|&g| !self.group_changed[g]) {
+            let spans = g * GROUP..((g + 1) * GROUP).min(self.least.len());
+            let least = spans
+                .map(|s| self.least[s])
+                .filter(|l| l.key != 0)
+                .fold(Pick::NONE, |m, l| if l.below(&m) { l } else { m });
+            if least != self.group_least[g] {
+                return Err(format!("virtual span group {g}: its summary is stale"));
             }
         }
         Ok(())
@@ -230,7 +298,7 @@ mod tests {
     /// spans changed and cleaned in between.
     #[test]
     fn summaries_find_what_a_pass_finds() {
-        let n = 5 * SPAN + 17;
+        let n = (GROUP + 5) * SPAN + 17;
         let mut seed = 12345u64;
         let mut rnd = |m: u64| {
             seed = seed
