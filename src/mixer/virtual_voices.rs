@@ -418,20 +418,22 @@ impl Mixer {
         if !self.room_for(2) {
             return Outcome::Later;
         }
-        self.virtuals.clean();
         let now = self.frame;
         let free = self.pool.live() < self.pool.len() && self.settled();
         let candidate = if swap {
             // Usually the cached most deserving entry; if it cannot come
-            // back, one pass for the most deserving that can.
+            // back, a search for the most deserving that can.
             let top = self.virtuals.top();
             match top.filter(|&i| self.may_come_back(i, &self.virtuals.who(i), false)) {
                 Some(i) => Some(i),
-                None => self
-                    .virtuals
-                    .best(|i, who| Some(i) != top && self.may_come_back(i, who, false)),
+                None => {
+                    self.virtuals.clean();
+                    self.virtuals
+                        .best(|i, who| Some(i) != top && self.may_come_back(i, who, false))
+                }
             }
         } else if free {
+            self.virtuals.clean();
             self.virtuals
                 .best(|i, who| self.may_come_back(i, who, true))
         } else {
