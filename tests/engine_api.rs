@@ -124,6 +124,7 @@ fn render_to_wav_writes_what_render_would() {
     let bad_dir = std::env::temp_dir().join("no-such-dir-voicepool/x.wav");
     let err = b.render_to_wav(&bad_dir, 0.1).unwrap_err();
     assert!(err.to_string().contains("no-such-dir-voicepool"), "{err}");
+    std::fs::remove_file(&path).unwrap();
 }
 
 #[test]

@@ -6,10 +6,27 @@ use std::process::Command;
 
 use voicepool::{Sound, SoundError};
 
-fn temp_dir(test: &str) -> PathBuf {
+/// A scratch directory of this test's, removed (with what is in it) when
+/// dropped.
+struct TempDir(PathBuf);
+
+impl std::ops::Deref for TempDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn temp_dir(test: &str) -> TempDir {
     let dir = std::env::temp_dir().join(format!("voicepool-{}-{test}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    TempDir(dir)
 }
 
 fn write_wav(path: &Path, spec: hound::WavSpec, samples: &[i32]) {
@@ -100,7 +117,8 @@ fn a_sox_made_file_loads() {
 
 #[test]
 fn a_missing_file_is_an_io_error_naming_it() {
-    let path = temp_dir("missing").join("nope.wav");
+    let dir = temp_dir("missing");
+    let path = dir.join("nope.wav");
     let err = Sound::from_wav_file(&path).unwrap_err();
     assert!(matches!(err, SoundError::Io { .. }), "{err:?}");
     assert_names_file(&err, &path);
@@ -108,7 +126,8 @@ fn a_missing_file_is_an_io_error_naming_it() {
 
 #[test]
 fn a_directory_is_an_io_error() {
-    let path = temp_dir("dir");
+    let dir = temp_dir("dir");
+    let path = dir.to_path_buf();
     let err = Sound::from_wav_file(&path).unwrap_err();
     assert!(matches!(err, SoundError::Io { .. }), "{err:?}");
     assert_names_file(&err, &path);
@@ -116,7 +135,8 @@ fn a_directory_is_an_io_error() {
 
 #[test]
 fn a_text_file_is_not_a_wav() {
-    let path = temp_dir("text").join("readme.wav");
+    let dir = temp_dir("text");
+    let path = dir.join("readme.wav");
     std::fs::write(&path, "this is not audio, it is a text file\n").unwrap();
     let err = Sound::from_wav_file(&path).unwrap_err();
     assert!(matches!(err, SoundError::NotWav { .. }), "{err:?}");
@@ -125,7 +145,8 @@ fn a_text_file_is_not_a_wav() {
 
 #[test]
 fn an_empty_file_is_not_a_wav() {
-    let path = temp_dir("emptyfile").join("zero.wav");
+    let dir = temp_dir("emptyfile");
+    let path = dir.join("zero.wav");
     std::fs::write(&path, []).unwrap();
     let err = Sound::from_wav_file(&path).unwrap_err();
     assert!(matches!(err, SoundError::NotWav { .. }), "{err:?}");
@@ -160,7 +181,8 @@ fn a_file_cut_short_is_truncated() {
 #[test]
 fn more_than_two_channels_are_downmixed_to_stereo() {
     // Three channels, plain header: the standard order, L R C.
-    let path = temp_dir("chan").join("surround.wav");
+    let dir = temp_dir("chan");
+    let path = dir.join("surround.wav");
     write_wav(&path, spec(3, 48_000, 16), &[8192, -8192, 16384, 0, 0, 0]);
     let s = Sound::from_wav_file(&path).unwrap();
     assert_eq!((s.channels(), s.frames()), (2, 2));
@@ -183,7 +205,8 @@ fn compressed_data_is_unsupported() {
 
 #[test]
 fn a_zero_sample_rate_is_rejected() {
-    let path = temp_dir("rate").join("rate0.wav");
+    let dir = temp_dir("rate");
+    let path = dir.join("rate0.wav");
     write_wav(&path, spec(1, 8_000, 16), &[0, 1, 2, 3]);
     let mut bytes = std::fs::read(&path).unwrap();
     bytes[24..28].copy_from_slice(&0u32.to_le_bytes()); // fmt chunk: sample rate
@@ -199,7 +222,8 @@ fn a_zero_sample_rate_is_rejected() {
 
 #[test]
 fn a_wav_with_no_frames_is_empty() {
-    let path = temp_dir("nodata").join("silent.wav");
+    let dir = temp_dir("nodata");
+    let path = dir.join("silent.wav");
     write_wav(&path, spec(2, 48_000, 16), &[]);
     let err = Sound::from_wav_file(&path).unwrap_err();
     assert!(matches!(err, SoundError::Empty { .. }), "{err:?}");
