@@ -300,6 +300,7 @@ impl BenchPool {
             protected: false,
             group: NO_GROUP,
             virtualize: false,
+            emitter: crate::voices::NO_EMITTER,
         };
         let new = Newcomer {
             who,

@@ -105,6 +105,7 @@ mod render;
 pub mod settings;
 mod simd;
 pub mod sound;
+pub mod space;
 pub mod stats;
 mod voices;
 
@@ -122,6 +123,7 @@ pub use output::offline::{OfflineEngine, Recording, WavFormat};
 pub use params::PlayParams;
 pub use settings::{EngineSettings, GroupSettings, StealPolicy};
 pub use sound::Sound;
+pub use space::{DistanceModel, Listener, Spatial};
 pub use stats::{SlotView, Stats};
 
 /// The README's code examples, compiled and run as doc tests.

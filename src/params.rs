@@ -12,6 +12,8 @@
 //! | start_at | any `u64` output frame | a frame already rendered: at once; more than 2^32 frames (a day at 48 kHz) ahead: waits 2^32 - 1 frames | cannot be |
 //! | group, bus | a handle of this engine | another engine's: [`PlayError::ForeignHandle`] | cannot be |
 //! | fade durations (`fade_volume`, `stop_with_fade`, bus fades) | up to [`MAX_FADE_SECONDS`] | clamped | cannot be |
+//! | position, velocity | any finite metres (per second) | - | rejected |
+//! | spatial | see [`crate::space`] | see there | rejected |
 //! | bus volume | `0.0..=`[`MAX_VOLUME`] | clamped | rejected |
 //! | master volume | `0.0..=`[`MAX_MASTER_VOLUME`] | clamped | rejected |
 //!
@@ -35,6 +37,7 @@ use std::time::Duration;
 use crate::command::{BusHandle, EngineId, GroupHandle, ValidParams, MASTER_BUS, NO_GROUP};
 use crate::error::PlayError;
 use crate::settings::EngineSettings;
+use crate::space::{valid_vector, Spatial, ValidEmitter};
 
 /// Loudest volume accepted (linear gain, +12 dB).
 pub const MAX_VOLUME: f32 = 4.0;
@@ -72,6 +75,9 @@ pub struct PlayParams {
     bus: Option<BusHandle>,
     virtualize: bool,
     start_at: u64,
+    position: Option<mint::Vector3<f32>>,
+    velocity: mint::Vector3<f32>,
+    spatial: Spatial,
 }
 
 impl Default for PlayParams {
@@ -88,6 +94,9 @@ impl Default for PlayParams {
             bus: None,
             virtualize: false,
             start_at: 0,
+            position: None,
+            velocity: [0.0; 3].into(),
+            spatial: Spatial::default(),
         }
     }
 }
@@ -325,6 +334,68 @@ impl PlayParams {
         self.start_at = frame;
         self
     }
+    /// Plays it from a place: `position` in metres (`[f32; 3]`, or any
+    /// vector type that converts to `mint::Vector3<f32>`), heard from the
+    /// [`crate::Listener`] with the distance gain, direction and doppler of
+    /// [`PlayParams::spatial`]. A positioned play's [`PlayParams::pan`] is
+    /// ignored (its direction pans it). Move it with
+    /// [`crate::Controller::set_position`].
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+    /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let hum = Sound::from_samples(1, 48_000, vec![0.5; 48_000])?;
+    /// // 10 m to the listener's right (it faces -Z at the origin).
+    /// engine.play(&hum, PlayParams::default().position([10.0, 0.0, 0.0]))?;
+    /// let block = engine.render(480);
+    /// assert!(block.chunks(2).all(|f| f[0].abs() < 1e-6)); // nothing on the left
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn position(mut self, position: impl Into<mint::Vector3<f32>>) -> Self {
+        self.position = Some(position.into());
+        self
+    }
+
+    /// How a positioned play moves, in metres per second (for doppler).
+    /// Ignored unless [`PlayParams::position`] is given.
+    ///
+    /// ```
+    /// use voicepool::PlayParams;
+    /// let car = PlayParams::default().position([-50.0, 0.0, -5.0]).velocity([30.0, 0.0, 0.0]);
+    /// # let _ = car;
+    /// ```
+    pub fn velocity(mut self, velocity: impl Into<mint::Vector3<f32>>) -> Self {
+        self.velocity = velocity.into();
+        self
+    }
+
+    /// How a positioned play is heard: its distance model and doppler
+    /// factor. Ignored unless [`PlayParams::position`] is given.
+    ///
+    /// ```
+    /// use voicepool::{DistanceModel, PlayParams, Spatial};
+    /// let torch = PlayParams::default()
+    ///     .position([3.0, 1.0, -8.0])
+    ///     .spatial(Spatial { distance: DistanceModel::Linear, max_distance: 20.0, ..Spatial::default() });
+    /// # let _ = torch;
+    /// ```
+    pub fn spatial(mut self, spatial: Spatial) -> Self {
+        self.spatial = spatial;
+        self
+    }
+
+    /// Where it plays from, if it is positioned.
+    ///
+    /// ```
+    /// use voicepool::PlayParams;
+    /// assert!(PlayParams::default().get_position().is_none());
+    /// let p = PlayParams::default().position([1.0, 2.0, 3.0]);
+    /// assert_eq!(p.get_position(), Some([1.0, 2.0, 3.0].into()));
+    /// ```
+    pub fn get_position(&self) -> Option<mint::Vector3<f32>> {
+        self.position
+    }
+
     /// Whether the voice will go virtual rather than end when it loses its
     /// slot.
     ///
@@ -416,6 +487,14 @@ impl PlayParams {
             protected: self.protected,
             virtualize: self.virtualize,
             start_at: self.start_at,
+            emitter: match self.position {
+                Some(position) => Some(ValidEmitter {
+                    position: valid_vector("position", position)?,
+                    velocity: valid_vector("velocity", self.velocity)?,
+                    spatial: self.spatial.validate()?,
+                }),
+                None => None,
+            },
         })
     }
 }

@@ -126,6 +126,9 @@ pub struct EngineSettings {
     /// unknown or unavailable host is [`EngineError::NoDevice`] naming the
     /// hosts there are.
     pub host: Option<String>,
+    /// The speed of sound for doppler ([`crate::Spatial::doppler`]), in
+    /// metres per second, `1.0..=100_000.0`. Default 343.3.
+    pub speed_of_sound: f32,
 }
 
 /// The most streams an engine may have.
@@ -225,6 +228,7 @@ impl Default for EngineSettings {
             stream_buffer_frames: 24_000,
             recover_device: true,
             host: None,
+            speed_of_sound: crate::space::DEFAULT_SPEED_OF_SOUND,
         }
     }
 }
@@ -241,6 +245,12 @@ impl EngineSettings {
     /// ```
     pub fn validate(&self) -> Result<(), EngineError> {
         let bad = |reason: String| Err(EngineError::InvalidSettings(reason));
+        if !(1.0..=100_000.0).contains(&self.speed_of_sound) {
+            return bad(format!(
+                "speed_of_sound = {} m/s (must be 1 to 100000)",
+                self.speed_of_sound
+            ));
+        }
         if !(1..=MAX_VOICES).contains(&self.voices) {
             return bad(format!(
                 "voices = {} (must be 1 to {MAX_VOICES})",

@@ -107,6 +107,14 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
                 } else {
                     0
                 });
+            // A third of them positioned (some moving, some virtual).
+            let p = if (i + j) % 3 == 0 {
+                let x = ((i * 13 + j) % 41) as f32 - 20.0;
+                p.position([x, 0.0, -3.0])
+                    .velocity([0.0, 0.0, (j % 3) as f32 * 20.0])
+            } else {
+                p
+            };
             let p = match (i + j) % 5 {
                 0 => p.group(groups[j % 3]).bus(buses[j % 2]),
                 1 => p.group(groups[i % 3]),
@@ -121,6 +129,18 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
                 Err(PlayError::QueueFull) => queue_full += 1,
                 Err(e) => panic!("{e}"),
             }
+        }
+        // The listener walks and turns; positioned voices move (a
+        // command for an unpositioned or ended play does nothing).
+        let t = i as f32 * 0.01;
+        let _ = engine.set_listener(voicepool::Listener {
+            position: [t.sin() * 10.0, 0.0, t].into(),
+            forward: [t.sin(), 0.0, -t.cos()].into(),
+            velocity: [3.0, 0.0, 0.0].into(),
+            ..Default::default()
+        });
+        for &h in handles.iter().rev().take(12) {
+            let _ = engine.set_position(h, [t.cos() * 15.0, 1.0, -4.0], [5.0, 0.0, 0.0]);
         }
         if let Some(&h) = handles.get(i * 3 % handles.len().max(1)) {
             let _ = engine.set_volume(h, 0.7);

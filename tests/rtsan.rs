@@ -83,6 +83,16 @@ fn offline_engine_churn_in_realtime_context() {
                     // dropped for room) and scheduled starts.
                     .virtualize(j % 2 == 1)
                     .start_at(if j % 3 == 2 { e.clock() + 700 } else { 0 });
+                // Some positioned, moving, and virtual.
+                let p = if j % 3 == 0 {
+                    p.position([(i % 30) as f32 - 15.0, 0.0, -2.0]).velocity([
+                        0.0,
+                        0.0,
+                        (j % 4) as f32 * 30.0,
+                    ])
+                } else {
+                    p
+                };
                 let p = match j % 4 {
                     0 => p.group(groups[i % 3]).bus(buses[j % 2]),
                     1 => p.bus(buses[i % 2]),
@@ -94,6 +104,15 @@ fn offline_engine_churn_in_realtime_context() {
                 }
             }
             drop(s);
+            let t = i as f32 * 0.02;
+            let _ = e.set_listener(voicepool::Listener {
+                position: [t, 0.0, t.sin() * 5.0].into(),
+                forward: [t.cos(), 0.0, t.sin()].into(),
+                ..Default::default()
+            });
+            for &h in handles.iter().rev().take(8) {
+                let _ = e.set_position(h, [t.cos() * 8.0, 0.0, -1.0], [0.0, 0.0, 40.0]);
+            }
             if let Some(&h) = handles.get(i % handles.len().max(1)) {
                 let _ = e.set_volume(h, 0.3);
                 let _ = e.set_pan(h, 0.5);

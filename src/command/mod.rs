@@ -9,6 +9,7 @@
 use std::sync::Arc;
 
 use crate::sound::SoundData;
+use crate::space::{ValidEmitter, ValidListener, Vec3};
 
 mod handles;
 
@@ -41,6 +42,8 @@ pub(crate) struct ValidParams {
     /// The output frame of its first sample (0, or any frame already
     /// rendered: at once).
     pub(crate) start_at: u64,
+    /// Where it plays from, for a positioned play.
+    pub(crate) emitter: Option<ValidEmitter>,
 }
 
 /// A group's settings that passed validation, in output frames.
@@ -121,6 +124,17 @@ pub(crate) enum Command {
     },
     PauseBus {
         bus: u16,
+    },
+    /// Where the listener is, faces and moves.
+    SetListener {
+        listener: ValidListener,
+    },
+    /// Where a positioned voice plays from and how it moves (nothing for a
+    /// voice that is not positioned).
+    SetPosition {
+        id: u64,
+        position: Vec3,
+        velocity: Vec3,
     },
     ResumeBus {
         bus: u16,

@@ -10,6 +10,7 @@
 mod buses_groups;
 mod game_state;
 mod observe;
+mod space;
 mod streams;
 mod voice_info;
 

@@ -40,7 +40,9 @@ impl Mixer {
                 reader.begin(t.epoch, id, sound.channels, 0);
             }
         }
-        let voice = Voice::new(sound, params, self.out_rate, fade_in, delay, slot);
+        // A positioned play starts as it is heard from where it is.
+        let (emitter, heard) = self.space.admit(params);
+        let voice = Voice::new(sound, &heard, self.out_rate, fade_in, delay, slot);
         let level = rank(&self.audibility, &self.buses, &self.streams, &voice);
         let who = Identity {
             id,
@@ -48,6 +50,7 @@ impl Mixer {
             protected: params.protected,
             group: params.group,
             virtualize: params.virtualize,
+            emitter,
         };
         let handle = VoiceHandle::new(self.engine, id);
         let starts = now + u64::from(delay);
@@ -84,6 +87,7 @@ impl Mixer {
                 if why == Refusal::TooSoon {
                     Counters::bump(&self.counters.limited);
                 }
+                self.space.release(emitter);
                 Counters::bump(&self.counters.rejections);
                 self.event(Event::Rejected { voice: handle });
                 return;
@@ -124,6 +128,7 @@ impl Mixer {
             voice.stop(self.steal_fade);
             self.tails.push(voice);
         }
+        self.space.release(old.who.emitter);
         Counters::bump(&self.counters.steals);
         self.event(Event::Stolen { victim, by });
     }

@@ -37,15 +37,33 @@ impl Mixer {
                 }
                 Command::SetVolume { id, volume } => {
                     let ramp = self.param_ramp;
+                    let volume = self.heard_volume(id, volume);
                     self.update(id, |v| v.set_volume(volume, ramp));
                 }
                 Command::SetPan { id, pan } => {
-                    let ramp = self.param_ramp;
-                    self.update(id, |v| v.set_pan(pan, ramp));
+                    // A positioned voice is panned by its direction.
+                    if self.emitter_of(id).is_none() {
+                        let ramp = self.param_ramp;
+                        self.update(id, |v| v.set_pan(pan, ramp));
+                    }
                 }
                 Command::SetPitch { id, pitch } => {
                     let rate = self.out_rate;
+                    let pitch = match self.emitter_of(id) {
+                        Some(e) => self.space.set_pitch(e, pitch).unwrap_or(pitch),
+                        None => pitch,
+                    };
                     self.update(id, |v| v.set_pitch(pitch, rate));
+                }
+                Command::SetListener { listener } => self.space.set_listener(listener),
+                Command::SetPosition {
+                    id,
+                    position,
+                    velocity,
+                } => {
+                    if let Some(e) = self.emitter_of(id) {
+                        self.space.set_position(e, position, velocity);
+                    }
                 }
                 Command::StopAll => {
                     // Stolen voices still fading out are stopped too (a
@@ -61,6 +79,7 @@ impl Mixer {
                 }
                 Command::StopWithFade { id, frames } => self.update(id, |v| v.stop(frames)),
                 Command::FadeVolume { id, volume, frames } => {
+                    let volume = self.heard_volume(id, volume);
                     self.update(id, |v| v.fade_volume(volume, frames))
                 }
                 Command::Pause { id } => {
@@ -113,6 +132,15 @@ impl Mixer {
 
     /// Applies `f` to voice `id`, real or virtual (nothing if it is
     /// neither) and recomputes its audibility.
+    /// `volume` set for voice `id`, as the voice is to play it: for a
+    /// positioned voice, its own volume (kept) times its distance gain.
+    fn heard_volume(&mut self, id: u64, volume: f32) -> f32 {
+        match self.emitter_of(id) {
+            Some(e) => self.space.set_volume(e, volume).unwrap_or(volume),
+            None => volume,
+        }
+    }
+
     pub(super) fn update(&mut self, id: u64, f: impl FnOnce(&mut Voice)) {
         let mut f = Some(f);
         let (audibility, buses, streams) = (self.audibility, &self.buses, &self.streams);

@@ -71,6 +71,7 @@ use crate::voices::{Ran, StealRules, VoicePool};
 mod admission;
 mod commands;
 mod ranking;
+mod space;
 mod virtual_voices;
 
 use ranking::{level_of, prefetch_level, rank};
@@ -121,6 +122,8 @@ pub struct Mixer {
     next_swap: u64,
     /// Stolen voices fading out.
     tails: Tails,
+    /// The listener and where positioned plays are.
+    space: space::Space,
     /// Whether (and which) voices' sample data is fetched ahead.
     prefetch: Prefetch,
     /// The audio side of every stream slot.
@@ -183,6 +186,10 @@ impl Mixer {
             buses_resumed: false,
             next_swap: 0,
             tails: Tails::new(settings.voices),
+            space: space::Space::new(
+                settings.voices + settings.virtual_voices,
+                settings.speed_of_sound,
+            ),
             prefetch: Prefetch::new(),
             streams,
             audibility: Audibility::new(out_rate),
@@ -271,6 +278,7 @@ impl Mixer {
             *odd = 0.0;
         }
         self.drain_commands();
+        self.move_emitters(frames);
         // Since when a slot has been free (a virtual voice comes back into
         // one that stays free a while): reset while the pool is full.
         if self.pool.live() == self.pool.len() {
@@ -292,6 +300,7 @@ impl Mixer {
             frame,
             room_changed,
             free_since,
+            space,
             ..
         } = self;
         let isa = rules.isa;
@@ -327,7 +336,9 @@ impl Mixer {
                 Ran::One(v.render(&mut l[..limit], &mut r[..limit], isa, streams))
             };
             let ahead = |v: &Voice| prefetch.ahead(v, n);
-            pool.run(&mut render, ahead, |id, sounded| {
+            pool.run(&mut render, ahead, |who, sounded| {
+                let id = who.id;
+                space.release(who.emitter);
                 *room_changed = true;
                 Counters::bump(&counters.ended);
                 // The frame after the voice's last sample.
@@ -381,6 +392,7 @@ impl Mixer {
             + self.pool.memory_bytes()
             + std::mem::size_of::<VirtualPool<Voice>>()
             + self.virtuals.memory_bytes()
+            + self.space.memory_bytes()
             + self.tails.memory_bytes()
             + self.prefetch.memory_bytes()
             + self.buses.memory_bytes()
@@ -475,6 +487,12 @@ impl Mixer {
     pub fn check_invariants(&self) -> Result<(), String> {
         self.pool.check_invariants()?;
         self.virtuals.check_invariants()?;
+        let positioned = (0..self.pool.len())
+            .map(|i| self.pool.who(i))
+            .chain((0..self.virtuals.len()).map(|i| self.virtuals.who(i)))
+            .filter(|w| w.id != 0 && w.emitter != crate::voices::NO_EMITTER)
+            .count();
+        self.space.check(positioned)?;
         self.tails.check(self.pool.len())
     }
 }

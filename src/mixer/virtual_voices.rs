@@ -157,6 +157,7 @@ impl Mixer {
         }
         if let Some((gone, old, _, _)) = self.virtuals.remove(j) {
             drop(old); // an Arc decrement: the game side holds the sound
+            self.space.release(gone.emitter);
             self.counters.publish_virtual(j, 0, 0.0);
             Counters::bump(&self.counters.steals);
             Counters::bump(&self.counters.virtual_dropped);
@@ -240,6 +241,7 @@ impl Mixer {
     fn end_virtual(&mut self, i: usize, frame: u64) {
         if let Some((who, voice, _, _)) = self.unpark(i) {
             drop(voice); // an Arc decrement: the game side holds the sound
+            self.space.release(who.emitter);
             Counters::bump(&self.counters.ended);
             let voice = VoiceHandle::new(self.engine, who.id);
             push_event(
@@ -374,9 +376,11 @@ impl Mixer {
             .div_ceil(VIRTUAL_REFRESH_FRAMES)
             .min(REFRESHES_PER_BLOCK);
         let (now, audibility, buses) = (self.frame, self.audibility, &self.buses);
-        let counters = &self.counters;
-        self.virtuals.refresh(count, |i, v, clock, ends| {
+        let (counters, space, out_rate) = (&self.counters, &mut self.space, self.out_rate);
+        self.virtuals.refresh(count, |i, who, v, clock, ends| {
             let ended = Self::catch_up(buses, v, clock, now);
+            // A positioned voice ranks by where it is now.
+            Self::hear_virtual(space, who, v, out_rate);
             let level = level_of(&audibility, buses, v);
             counters.publish_virtual_level(i, level.sqrt());
             // An end not reported yet keeps its frame.
@@ -472,6 +476,7 @@ impl Mixer {
         let Some((who, mut voice, order, _)) = self.unpark(i) else {
             return Outcome::Nobody;
         };
+        Self::hear_virtual(&mut self.space, &who, &mut voice, self.out_rate);
         voice.wake(self.steal_fade);
         let level = level_of(&self.audibility, &self.buses, &voice);
         let handle = VoiceHandle::new(self.engine, who.id);
@@ -515,6 +520,7 @@ impl Mixer {
         if let Err(voice) = self.park(who, voice, order, by) {
             // No room after all: it ends, as every play must.
             drop(voice);
+            self.space.release(who.emitter);
             Counters::bump(&self.counters.ended);
             self.event(Event::Ended { voice: by });
         }

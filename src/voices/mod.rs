@@ -45,7 +45,14 @@ pub(crate) struct Identity {
     pub(crate) group: u16,
     /// It goes virtual rather than ending when it loses its slot.
     pub(crate) virtualize: bool,
+    /// Where it plays from: an entry of the mixer's emitter table, or
+    /// [`NO_EMITTER`]. Kept here so that it moves with the voice between
+    /// slots, the virtual pool and back.
+    pub(crate) emitter: u32,
 }
+
+/// [`Identity::emitter`] of a play that is not positioned.
+pub(crate) const NO_EMITTER: u32 = u32::MAX;
 
 impl Identity {
     const NOBODY: Identity = Identity {
@@ -54,6 +61,7 @@ impl Identity {
         protected: false,
         group: NO_GROUP,
         virtualize: false,
+        emitter: NO_EMITTER,
     };
 
     /// Its victim-choice key: protected voices and free slots (nobody)
@@ -364,14 +372,19 @@ impl<V> VoicePool<V> {
         })
     }
 
-    /// Frees slot `i` in O(1), returning its id and voice.
-    pub(crate) fn release(&mut self, i: usize) -> Option<(u64, V)> {
+    /// Frees slot `i` in O(1), returning who played there and the voice.
+    pub(crate) fn release(&mut self, i: usize) -> Option<(Identity, V)> {
         let v = self.slots.release(i)?;
         let who = *self.who.get(i)?;
         self.set_meta(i, Identity::NOBODY, 0.0, 0, 0);
         self.index.remove(who.id);
         self.groups.left(who.group);
-        Some((who.id, v))
+        Some((who, v))
+    }
+
+    /// Who plays in slot `i` (`Identity::NOBODY` for a free slot).
+    pub(crate) fn who(&self, i: usize) -> Identity {
+        self.who.get(i).copied().unwrap_or(Identity::NOBODY)
     }
 
     fn set_meta(&mut self, i: usize, who: Identity, level: f32, order: u64, start: u64) {

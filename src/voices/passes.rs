@@ -9,7 +9,7 @@
 //! the slots, or `count` of them), no panics.
 
 use super::free_list::Slot;
-use super::VoicePool;
+use super::{Identity, VoicePool};
 
 /// How many slots ahead of the one rendering [`VoicePool::run`] shows a
 /// voice to its `ahead` hook: far enough that the data fetched has
@@ -81,7 +81,7 @@ impl<V> VoicePool<V> {
         &mut self,
         mut f: impl FnMut(&mut V, Option<&mut V>) -> Ran,
         mut ahead: impl FnMut(&V),
-        mut ended: impl FnMut(u64, usize),
+        mut ended: impl FnMut(Identity, usize),
     ) {
         let len = self.slots.len();
         let mut i = 0;
@@ -105,12 +105,21 @@ impl<V> VoicePool<V> {
                 }
                 Ran::One(done) => {
                     if let Some(x) = done {
-                        if let Some((id, _voice)) = self.release(i) {
-                            ended(id, x);
+                        if let Some((who, _voice)) = self.release(i) {
+                            ended(who, x);
                         }
                     }
                     i += 1;
                 }
+            }
+        }
+    }
+
+    /// Calls `f(identity, voice)` for every live voice, in slot order.
+    pub(crate) fn each_live(&mut self, mut f: impl FnMut(&Identity, &mut V)) {
+        for i in 0..self.slots.len() {
+            if let (Some(who), Some(v)) = (self.who.get(i), self.slots.get_mut(i)) {
+                f(who, v);
             }
         }
     }

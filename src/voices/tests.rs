@@ -67,6 +67,7 @@ fn victim_scan_follows_the_design_rules() {
                 protected: rnd(6) == 0,
                 group: [0, 1, 2, NO_GROUP][rnd(4) as usize],
                 virtualize: false,
+                emitter: crate::voices::NO_EMITTER,
             };
             let level = [0.0, 1e-6, 0.25, 0.5, 1.0][rnd(5) as usize];
             let (order, start) = (id * 3 + rnd(2), rnd(3_000));
@@ -127,6 +128,7 @@ fn release_and_replace_keep_the_index_and_keys_true() {
         protected: false,
         group: if id == 3 { 0 } else { NO_GROUP },
         virtualize: false,
+        emitter: crate::voices::NO_EMITTER,
     };
     let new = |id, voice, level, now| Newcomer {
         who: who(id),
@@ -149,7 +151,7 @@ fn release_and_replace_keep_the_index_and_keys_true() {
     assert_eq!((old.who.id, old.voice, old.start), (2, "b", 0));
     assert_eq!(pool.find(2), None);
     assert_eq!(pool.find(3), Some(b));
-    assert_eq!(pool.release(a), Some((1, "a")));
+    assert_eq!(pool.release(a).map(|(who, v)| (who.id, v)), Some((1, "a")));
     assert_eq!(pool.find(1), None);
     pool.check_invariants().unwrap();
     let mut seen = Vec::new();
@@ -181,6 +183,7 @@ fn a_full_group_replaces_its_own_members_only() {
             protected: false,
             group,
             virtualize: false,
+            emitter: crate::voices::NO_EMITTER,
         };
         let new = Newcomer {
             who,
@@ -227,6 +230,7 @@ fn the_level_refresh_shows_voices_ahead_of_their_turn() {
                 protected: false,
                 group: NO_GROUP,
                 virtualize: false,
+                emitter: crate::voices::NO_EMITTER,
             },
             voice: id,
             level: 0.5,

@@ -93,6 +93,23 @@ impl Voice {
         self.retarget(ramp);
     }
 
+    /// Heads for the volume, pan and pitch a positioned voice is heard at
+    /// (see `mixer::space`): gains over `ramp` frames (never shortening a
+    /// fade in progress), pitch from the next frame on.
+    pub(crate) fn set_spatial(
+        &mut self,
+        volume: f32,
+        pan: f32,
+        pitch: f32,
+        ramp: u32,
+        out_rate: u32,
+    ) {
+        self.volume = volume;
+        self.pan = pan;
+        self.retarget(ramp);
+        self.set_pitch(pitch, out_rate);
+    }
+
     /// Changes pitch from the next frame on.
     pub(crate) fn set_pitch(&mut self, pitch: f32, out_rate: u32) {
         self.step = step_for(self.sound.sample_rate, out_rate, pitch);

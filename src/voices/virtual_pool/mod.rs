@@ -442,15 +442,16 @@ impl<V> VirtualPool<V> {
     pub(crate) fn refresh(
         &mut self,
         count: usize,
-        mut f: impl FnMut(usize, &mut V, &mut Clock, u64) -> (f32, u64),
+        mut f: impl FnMut(usize, &Identity, &mut V, &mut Clock, u64) -> (f32, u64),
     ) {
         let len = self.slots.len();
         for _ in 0..count.min(len) {
             let i = self.refresh_cursor;
             self.refresh_cursor = if i + 1 >= len { 0 } else { i + 1 };
             let old_end = self.ends(i);
+            let who = self.who(i);
             if let Some((v, clock)) = self.get_mut(i) {
-                let (level, ends) = f(i, v, clock, old_end);
+                let (level, ends) = f(i, &who, v, clock, old_end);
                 self.set_level(i, level);
                 self.set_ends(i, ends);
             }

@@ -1,0 +1,455 @@
+//! Sound from places: the [`Listener`], where a play sounds from
+//! ([`crate::PlayParams::position`], [`Spatial`]), and what distance,
+//! direction and motion make of it: a gain, a pan and a doppler pitch.
+//!
+//! Plain data and pure arithmetic, shared by the game side (which validates),
+//! the renderer (which turns them into gain, pan and pitch ramps every block)
+//! and the voice manager (which ranks a positioned voice by where it will
+//! be). Nothing here allocates, locks or panics.
+//!
+//! Coordinates are metres (and metres per second), right-handed, +Y up; a
+//! listener at rest at the origin faces -Z, so +X is to its right.
+//!
+//! | value | accepted | out of range | NaN / infinite |
+//! | --- | --- | --- | --- |
+//! | a position or velocity component | any finite `f32` | - | rejected |
+//! | `Listener::forward`, `up` | finite, not zero, not parallel | a zero or parallel pair: rejected | rejected |
+//! | `min_distance` | above 0 | 0 or below: rejected | rejected |
+//! | `max_distance` | at least `min_distance` | below it: rejected | rejected |
+//! | `rolloff` | `0.0..=`[`MAX_ROLLOFF`] | clamped | rejected |
+//! | `doppler` | `0.0..=`[`MAX_DOPPLER`] (0: no pitch shift) | clamped | rejected |
+//! | `EngineSettings::speed_of_sound` | `1.0..=100_000.0` m/s | an engine error | an engine error |
+
+use crate::error::PlayError;
+
+/// A vector in metres or metres per second.
+pub(crate) type Vec3 = [f32; 3];
+
+/// The default speed of sound, in metres per second (dry air at 20 °C).
+pub const DEFAULT_SPEED_OF_SOUND: f32 = 343.3;
+/// The largest `rolloff` accepted; larger is clamped.
+pub const MAX_ROLLOFF: f32 = 100.0;
+/// The largest `doppler` factor accepted; larger is clamped.
+pub const MAX_DOPPLER: f32 = 10.0;
+/// The largest doppler pitch factor a motion can give (and the smallest is
+/// its inverse): at and past the speed of sound the formula's denominator
+/// reaches 0, and a voice stays finite and in range.
+pub const MAX_DOPPLER_SHIFT: f32 = 16.0;
+
+/// Where the player hears from: a position, the way it faces, which way is
+/// up, and how it moves (for doppler). Set with
+/// [`crate::Controller::set_listener`]; the default is at the origin,
+/// facing -Z, +Y up, at rest.
+///
+/// ```
+/// use voicepool::{EngineSettings, Listener, OfflineEngine};
+/// let engine = OfflineEngine::new(EngineSettings::default())?;
+/// engine.set_listener(Listener {
+///     position: [0.0, 1.7, 0.0].into(),
+///     forward: [1.0, 0.0, 0.0].into(), // facing +X
+///     ..Listener::default()
+/// })?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Listener {
+    /// Where the listener is, in metres.
+    pub position: mint::Vector3<f32>,
+    /// The way it faces (any length but 0).
+    pub forward: mint::Vector3<f32>,
+    /// Which way is up for it (any length but 0, not along `forward`).
+    pub up: mint::Vector3<f32>,
+    /// How it moves, in metres per second.
+    pub velocity: mint::Vector3<f32>,
+}
+
+impl Default for Listener {
+    fn default() -> Self {
+        Listener {
+            position: [0.0; 3].into(),
+            forward: [0.0, 0.0, -1.0].into(),
+            up: [0.0, 1.0, 0.0].into(),
+            velocity: [0.0; 3].into(),
+        }
+    }
+}
+
+/// How distance attenuates a positioned play. With `d` the distance clamped
+/// to `[min_distance, max_distance]` (beyond `max_distance` a sound gets no
+/// quieter), the gain is:
+///
+/// | model | gain |
+/// | --- | --- |
+/// | `Inverse` | `min / (min + rolloff * (d - min))` |
+/// | `Linear` | `max(0, 1 - rolloff * (d - min) / (max - min))` |
+/// | `Exponential` | `(d / min).powf(-rolloff)` |
+/// | `None` | 1 |
+///
+/// ```
+/// use voicepool::{DistanceModel, Spatial};
+/// let far_fades_out = Spatial { distance: DistanceModel::Linear, ..Spatial::default() };
+/// assert_eq!(Spatial::default().distance, DistanceModel::Inverse);
+/// # let _ = far_fades_out;
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum DistanceModel {
+    /// Halves (-6 dB) with each doubling of distance past `min_distance`
+    /// at rolloff 1: how sound spreads in the open. The default.
+    #[default]
+    Inverse,
+    /// Falls in a straight line to silence at `max_distance` (rolloff 1).
+    Linear,
+    /// `(d / min)^-rolloff`: inverse at rolloff 1, steeper above.
+    Exponential,
+    /// No attenuation: direction and doppler only.
+    None,
+}
+
+/// How a positioned play is heard: its distance model and its doppler
+/// factor. The default: [`DistanceModel::Inverse`], full gain within 1 m,
+/// no quieter past 100 m, rolloff 1, doppler 1.
+///
+/// ```
+/// use voicepool::{DistanceModel, EngineSettings, OfflineEngine, PlayParams, Sound, Spatial};
+/// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+/// let hum = Sound::from_samples(1, 48_000, vec![0.5; 48_000])?;
+/// let near_only = Spatial { distance: DistanceModel::Linear, max_distance: 30.0, ..Spatial::default() };
+/// engine.play(&hum, PlayParams::default().position([0.0, 0.0, -40.0]).spatial(near_only))?;
+/// engine.render(960);
+/// assert!(engine.render(480).iter().all(|&s| s == 0.0)); // beyond 30 m: silent
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Spatial {
+    /// How distance attenuates.
+    pub distance: DistanceModel,
+    /// Within this distance (metres, above 0) the gain is full.
+    pub min_distance: f32,
+    /// Past this distance (metres, at least `min_distance`) it gets no
+    /// quieter.
+    pub max_distance: f32,
+    /// How fast the gain falls with distance (see [`DistanceModel`]).
+    pub rolloff: f32,
+    /// Scales the doppler pitch shift: 1 is physical, 0 turns it off.
+    pub doppler: f32,
+}
+
+impl Default for Spatial {
+    fn default() -> Self {
+        Spatial {
+            distance: DistanceModel::Inverse,
+            min_distance: 1.0,
+            max_distance: 100.0,
+            rolloff: 1.0,
+            doppler: 1.0,
+        }
+    }
+}
+
+/// A listener as the audio side uses it: its position and velocity, and
+/// an orthonormal frame (right, up, forward).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct ValidListener {
+    pub(crate) position: Vec3,
+    pub(crate) velocity: Vec3,
+    pub(crate) right: Vec3,
+    pub(crate) up: Vec3,
+    pub(crate) forward: Vec3,
+}
+
+impl Default for ValidListener {
+    fn default() -> Self {
+        ValidListener {
+            position: [0.0; 3],
+            velocity: [0.0; 3],
+            right: [1.0, 0.0, 0.0],
+            up: [0.0, 1.0, 0.0],
+            forward: [0.0, 0.0, -1.0],
+        }
+    }
+}
+
+/// A [`Spatial`] checked and clamped.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct ValidSpatial {
+    pub(crate) model: DistanceModel,
+    pub(crate) min: f32,
+    pub(crate) max: f32,
+    pub(crate) rolloff: f32,
+    pub(crate) doppler: f32,
+}
+
+/// Where a positioned play is, how it moves, and how it is heard.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct ValidEmitter {
+    pub(crate) position: Vec3,
+    pub(crate) velocity: Vec3,
+    pub(crate) spatial: ValidSpatial,
+}
+
+/// What the listener makes of an emitter now.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Heard {
+    /// The distance gain (multiplies the play's volume).
+    pub(crate) gain: f32,
+    /// The pan: the x of the direction in the listener's frame, right +1.
+    pub(crate) pan: f32,
+    /// The doppler pitch factor.
+    pub(crate) doppler: f32,
+}
+
+/// `v` as a finite vector, or the error naming `name`.
+pub(crate) fn valid_vector(name: &'static str, v: mint::Vector3<f32>) -> Result<Vec3, PlayError> {
+    for value in [v.x, v.y, v.z] {
+        if !value.is_finite() {
+            return Err(PlayError::InvalidParameter { name, value });
+        }
+    }
+    Ok([v.x, v.y, v.z])
+}
+
+fn finite(name: &'static str, value: f32) -> Result<f32, PlayError> {
+    if value.is_finite() {
+        Ok(value)
+    } else {
+        Err(PlayError::InvalidParameter { name, value })
+    }
+}
+
+impl Listener {
+    pub(crate) fn validate(&self) -> Result<ValidListener, PlayError> {
+        let position = valid_vector("listener position", self.position)?;
+        let velocity = valid_vector("listener velocity", self.velocity)?;
+        let forward = valid_vector("listener forward", self.forward)?;
+        let up = valid_vector("listener up", self.up)?;
+        let forward = normalized(forward).ok_or(PlayError::Invalid {
+            name: "listener forward",
+            reason: "must not be the zero vector",
+        })?;
+        let up = normalized(up).ok_or(PlayError::Invalid {
+            name: "listener up",
+            reason: "must not be the zero vector",
+        })?;
+        let right = normalized(cross(forward, up)).ok_or(PlayError::Invalid {
+            name: "listener up",
+            reason: "must not point along forward",
+        })?;
+        Ok(ValidListener {
+            position,
+            velocity,
+            right,
+            up: cross(right, forward),
+            forward,
+        })
+    }
+}
+
+impl Spatial {
+    pub(crate) fn validate(&self) -> Result<ValidSpatial, PlayError> {
+        let min = finite("min_distance", self.min_distance)?;
+        let max = finite("max_distance", self.max_distance)?;
+        if min <= 0.0 {
+            return Err(PlayError::Invalid {
+                name: "min_distance",
+                reason: "must be above 0",
+            });
+        }
+        if max < min {
+            return Err(PlayError::Invalid {
+                name: "max_distance",
+                reason: "must be at least min_distance",
+            });
+        }
+        Ok(ValidSpatial {
+            model: self.distance,
+            min,
+            max,
+            rolloff: finite("rolloff", self.rolloff)?.clamp(0.0, MAX_ROLLOFF),
+            doppler: finite("doppler", self.doppler)?.clamp(0.0, MAX_DOPPLER),
+        })
+    }
+}
+
+impl ValidSpatial {
+    /// The distance gain at `distance` metres.
+    pub(crate) fn gain(&self, distance: f32) -> f32 {
+        let d = distance.clamp(self.min, self.max);
+        let (min, max, r) = (self.min, self.max, self.rolloff);
+        let g = match self.model {
+            DistanceModel::Inverse => min / (min + r * (d - min)),
+            DistanceModel::Linear if max > min => 1.0 - r * (d - min) / (max - min),
+            DistanceModel::Linear => 1.0,
+            DistanceModel::Exponential => (d / min).powf(-r),
+            DistanceModel::None => 1.0,
+        };
+        if g.is_finite() {
+            g.clamp(0.0, 1.0)
+        } else {
+            0.0
+        }
+    }
+}
+
+/// What `listener` hears of `emitter`, with sound at `speed` m/s.
+pub(crate) fn hear(listener: &ValidListener, emitter: &ValidEmitter, speed: f32) -> Heard {
+    let to_source = sub(emitter.position, listener.position);
+    let distance = length(to_source);
+    let spatial = &emitter.spatial;
+    let (pan, doppler) = match normalized(to_source) {
+        Some(dir) => {
+            let pan = dot(dir, listener.right).clamp(-1.0, 1.0);
+            // OpenAL 1.1: along the unit vector from source to listener.
+            let u = [-dir[0], -dir[1], -dir[2]];
+            (
+                pan,
+                doppler_shift(spatial.doppler, speed, u, emitter, listener),
+            )
+        }
+        None => (0.0, 1.0),
+    };
+    Heard {
+        gain: spatial.gain(distance),
+        pan,
+        doppler,
+    }
+}
+
+/// `(c - D vl) / (c - D vs)` with `vs`, `vl` the source's and listener's
+/// speeds along `u` (source to listener), each clamped below `c / D`, the
+/// result kept within [`MAX_DOPPLER_SHIFT`] either way.
+fn doppler_shift(
+    factor: f32,
+    speed: f32,
+    u: Vec3,
+    emitter: &ValidEmitter,
+    listener: &ValidListener,
+) -> f32 {
+    if factor <= 0.0 || speed <= 0.0 {
+        return 1.0;
+    }
+    let limit = speed / factor;
+    let vs = dot(u, emitter.velocity).min(limit);
+    let vl = dot(u, listener.velocity).min(limit);
+    let num = speed - factor * vl;
+    let den = speed - factor * vs;
+    let lo = 1.0 / MAX_DOPPLER_SHIFT;
+    if den <= num / MAX_DOPPLER_SHIFT {
+        return MAX_DOPPLER_SHIFT;
+    }
+    let shift = num / den;
+    if shift.is_finite() {
+        shift.clamp(lo, MAX_DOPPLER_SHIFT)
+    } else {
+        1.0
+    }
+}
+
+pub(crate) fn sub(a: Vec3, b: Vec3) -> Vec3 {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+pub(crate) fn dot(a: Vec3, b: Vec3) -> f32 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+fn cross(a: Vec3, b: Vec3) -> Vec3 {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+pub(crate) fn length(a: Vec3) -> f32 {
+    dot(a, a).sqrt()
+}
+
+/// `a` scaled to length 1, or `None` for a vector too short to have a
+/// direction (or one whose length overflows).
+fn normalized(a: Vec3) -> Option<Vec3> {
+    let l = length(a);
+    (l.is_finite() && l > 1e-12).then(|| [a[0] / l, a[1] / l, a[2] / l])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spatial(model: DistanceModel) -> ValidSpatial {
+        Spatial {
+            distance: model,
+            min_distance: 2.0,
+            max_distance: 50.0,
+            rolloff: 1.5,
+            doppler: 1.0,
+        }
+        .validate()
+        .unwrap()
+    }
+
+    #[test]
+    fn distance_models_follow_their_formulas() {
+        let (min, max, r) = (2.0f64, 50.0f64, 1.5f64);
+        for d in [0.0f32, 1.0, 2.0, 3.0, 10.0, 49.0, 50.0, 80.0, 1e30] {
+            let dc = f64::from(d).clamp(min, max);
+            let cases = [
+                (DistanceModel::Inverse, min / (min + r * (dc - min))),
+                (
+                    DistanceModel::Linear,
+                    (1.0 - r * (dc - min) / (max - min)).max(0.0),
+                ),
+                (DistanceModel::Exponential, (dc / min).powf(-r)),
+                (DistanceModel::None, 1.0),
+            ];
+            for (model, want) in cases {
+                let got = f64::from(spatial(model).gain(d));
+                assert!(
+                    (got - want).abs() <= 1e-6 * want.max(1e-6),
+                    "{model:?} at {d}: {got} vs {want}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_listener_frame_is_right_handed_and_checked() {
+        let l = Listener::default().validate().unwrap();
+        assert_eq!(l.right, [1.0, 0.0, 0.0]);
+        let bad = [
+            Listener {
+                forward: [0.0; 3].into(),
+                ..Listener::default()
+            },
+            Listener {
+                up: [0.0, 0.0, -2.0].into(),
+                ..Listener::default()
+            },
+            Listener {
+                position: [f32::NAN, 0.0, 0.0].into(),
+                ..Listener::default()
+            },
+            Listener {
+                velocity: [0.0, f32::INFINITY, 0.0].into(),
+                ..Listener::default()
+            },
+        ];
+        for b in bad {
+            assert!(b.validate().is_err(), "{b:?}");
+        }
+    }
+
+    #[test]
+    fn doppler_stays_finite_at_and_past_the_speed_of_sound() {
+        let l = ValidListener::default();
+        for v in [0.0f32, 100.0, 343.3, 400.0, 1e9, -1e9] {
+            let e = ValidEmitter {
+                position: [0.0, 0.0, -10.0],
+                velocity: [0.0, 0.0, v], // toward the listener for v > 0
+                spatial: spatial(DistanceModel::Inverse),
+            };
+            let h = hear(&l, &e, DEFAULT_SPEED_OF_SOUND);
+            assert!(h.doppler.is_finite() && h.doppler > 0.0, "{v}: {h:?}");
+            assert!(h.doppler <= MAX_DOPPLER_SHIFT && h.doppler >= 1.0 / MAX_DOPPLER_SHIFT);
+        }
+    }
+}
