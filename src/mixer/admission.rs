@@ -43,7 +43,6 @@ impl Mixer {
         // A positioned play starts as it is heard from where it is.
         let (emitter, heard) = self.space.admit(params);
         let voice = Voice::new(sound, &heard, self.out_rate, fade_in, delay, slot);
-        let level = rank(&self.audibility, &self.buses, &self.streams, &voice);
         let who = Identity {
             id,
             priority: params.priority,
@@ -52,6 +51,8 @@ impl Mixer {
             virtualize: params.virtualize,
             emitter,
         };
+        let ahead = self.space.ahead_of(&who);
+        let level = rank(&self.audibility, &self.buses, &self.streams, &voice, ahead);
         let handle = VoiceHandle::new(self.engine, id);
         let starts = now + u64::from(delay);
         // A bus volume changed earlier in this drain: rank by it already.

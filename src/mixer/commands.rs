@@ -10,6 +10,7 @@ use crate::render::voice::Voice;
 
 use super::ranking::rank;
 use super::Mixer;
+use crate::voices::audibility::Ahead;
 
 impl Mixer {
     pub(super) fn drain_queue(&mut self) {
@@ -70,9 +71,9 @@ impl Mixer {
                     // shorter fade wins; see `Voice::stop`).
                     let (fade, audibility, buses) = (self.stop_fade, self.audibility, &self.buses);
                     let streams = &self.streams;
-                    self.pool.update_all(|v| {
+                    self.pool.update_all(|_, v| {
                         v.stop(fade);
-                        Some(rank(&audibility, buses, streams, v))
+                        Some(rank(&audibility, buses, streams, v, Ahead::STILL))
                     });
                     self.tails.for_each(|v| v.stop(fade));
                     self.stop_all_virtual();
@@ -122,16 +123,15 @@ impl Mixer {
             return;
         }
         let (audibility, buses, streams) = (self.audibility, &self.buses, &self.streams);
-        self.pool.update_all(|v| {
+        let space = &self.space;
+        self.pool.update_all(|who, v| {
             buses
                 .volume_changed(v.bus())
-                .then(|| rank(&audibility, buses, streams, v))
+                .then(|| rank(&audibility, buses, streams, v, space.ahead_of(who)))
         });
         self.buses.clear_volume_changes();
     }
 
-    /// Applies `f` to voice `id`, real or virtual (nothing if it is
-    /// neither) and recomputes its audibility.
     /// `volume` set for voice `id`, as the voice is to play it: for a
     /// positioned voice, its own volume (kept) times its distance gain.
     fn heard_volume(&mut self, id: u64, volume: f32) -> f32 {
@@ -141,14 +141,20 @@ impl Mixer {
         }
     }
 
+    /// Applies `f` to voice `id`, real or virtual (nothing if it is
+    /// neither) and recomputes its audibility.
     pub(super) fn update(&mut self, id: u64, f: impl FnOnce(&mut Voice)) {
         let mut f = Some(f);
+        let ahead = match self.emitter_of(id) {
+            Some(e) => self.space.ahead(e),
+            None => Ahead::STILL,
+        };
         let (audibility, buses, streams) = (self.audibility, &self.buses, &self.streams);
         self.pool.update(id, |v| {
             if let Some(f) = f.take() {
                 f(v);
             }
-            rank(&audibility, buses, streams, v)
+            rank(&audibility, buses, streams, v, ahead)
         });
         // Not a real voice (`f` still here): perhaps a virtual one.
         if let Some(f) = f {

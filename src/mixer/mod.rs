@@ -413,12 +413,12 @@ impl Mixer {
     fn refresh_levels(&mut self, frames: usize) {
         let count = (self.pool.len() * frames).div_ceil(LEVEL_REFRESH_FRAMES);
         let (audibility, buses) = (self.audibility, &self.buses);
-        let streams = &self.streams;
+        let (streams, space) = (&self.streams, &self.space);
         // (After `end_block`: the setting the next block renders with.)
         let fetch = self.prefetch.is_on();
         self.pool.refresh_levels(
             count,
-            |v| rank(&audibility, buses, streams, v),
+            |who, v| rank(&audibility, buses, streams, v, space.ahead_of(who)),
             |v| {
                 if fetch {
                     prefetch_level(&audibility, v);

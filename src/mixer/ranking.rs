@@ -5,7 +5,7 @@
 use crate::render::buses::Buses;
 use crate::render::stream::StreamReaders;
 use crate::render::voice::Voice;
-use crate::voices::audibility::{Audibility, Playback};
+use crate::voices::audibility::{Ahead, Audibility, Playback};
 
 /// [`level_of`] for any voice in the pool: a streamed play ranks by the
 /// loudness its loader has measured ahead of it (before it has any, by its
@@ -15,11 +15,12 @@ pub(super) fn rank(
     buses: &Buses,
     streams: &StreamReaders,
     voice: &Voice,
+    ahead: Ahead,
 ) -> f32 {
     let Some(k) = voice.stream_slot() else {
-        return level_of(audibility, buses, voice);
+        return level_of(audibility, buses, voice, ahead);
     };
-    let playback = playback(voice);
+    let playback = playback(voice, ahead);
     let bus = buses.audible_power(voice.bus());
     match streams.peek(k).and_then(|r| r.curve()) {
         Some(curve) => audibility.level(&curve, &playback) * bus,
@@ -35,8 +36,9 @@ pub(super) fn rank(
     }
 }
 
-/// How `voice` will play, as audibility reads it.
-fn playback(voice: &Voice) -> Playback {
+/// How `voice` will play, as audibility reads it (`ahead`: where a
+/// positioned voice will be).
+fn playback(voice: &Voice, ahead: Ahead) -> Playback {
     let (gain, target, ramp_left) = voice.gain_path();
     Playback {
         position: voice.position(),
@@ -47,6 +49,7 @@ fn playback(voice: &Voice) -> Playback {
         target,
         ramp_left,
         channels: voice.sound().channels,
+        ahead,
     }
 }
 
@@ -54,8 +57,8 @@ fn playback(voice: &Voice) -> Playback {
 /// sound's loudness and how it will play, times its bus's volume: the mixer
 /// joins the renderer's voice state to the voice manager's audibility,
 /// which never sees a `Voice`.
-pub(super) fn level_of(audibility: &Audibility, buses: &Buses, voice: &Voice) -> f32 {
-    let playback = playback(voice);
+pub(super) fn level_of(audibility: &Audibility, buses: &Buses, voice: &Voice, ahead: Ahead) -> f32 {
+    let playback = playback(voice, ahead);
     audibility.level(&voice.sound().loudness, &playback) * buses.audible_power(voice.bus())
 }
 
@@ -65,6 +68,6 @@ pub(super) fn level_of(audibility: &Audibility, buses: &Buses, voice: &Voice) ->
 #[inline]
 pub(super) fn prefetch_level(audibility: &Audibility, voice: &Voice) {
     if voice.stream_slot().is_none() {
-        audibility.prefetch(&voice.sound().loudness, &playback(voice));
+        audibility.prefetch(&voice.sound().loudness, &playback(voice, Ahead::STILL));
     }
 }

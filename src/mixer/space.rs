@@ -15,7 +15,8 @@
 use crate::command::ValidParams;
 use crate::params::{MAX_PITCH, MIN_PITCH};
 use crate::render::voice::Voice;
-use crate::space::{hear, Heard, ValidEmitter, ValidListener, Vec3};
+use crate::space::{hear, length, sub, Heard, ValidEmitter, ValidListener, Vec3};
+use crate::voices::audibility::{Ahead, HORIZONS};
 use crate::voices::free_list::FreeList;
 use crate::voices::{Identity, NO_EMITTER};
 
@@ -130,6 +131,30 @@ impl Space {
         Some(x.applied().2)
     }
 
+    /// Where entry `e` will be over each horizon stealing looks at (at
+    /// its middle, the emitter and the listener moving on at their
+    /// velocities), as a factor on its power gain against now.
+    pub(super) fn ahead(&self, e: u32) -> Ahead {
+        let Some(x) = self.emitters.get(e as usize) else {
+            return Ahead::STILL;
+        };
+        let now = x.heard.gain;
+        if now <= 0.0 || x.at.velocity == [0.0; 3] && self.listener.velocity == [0.0; 3] {
+            return Ahead::STILL;
+        }
+        let (l, at) = (&self.listener, &x.at);
+        Ahead(HORIZONS.map(|(seconds, _)| {
+            let t = (seconds * 0.5) as f32;
+            let moved = |p: Vec3, v: Vec3| [p[0] + v[0] * t, p[1] + v[1] * t, p[2] + v[2] * t];
+            let d = length(sub(
+                moved(at.position, at.velocity),
+                moved(l.position, l.velocity),
+            ));
+            let g = at.spatial.gain(d) / now;
+            (g * g).min(1.0e6)
+        }))
+    }
+
     /// Hears entry `e` again and applies it to `voice`, its gains, pan and
     /// pitch reached over `ramp` frames.
     pub(super) fn apply(&mut self, e: u32, voice: &mut Voice, ramp: u32, out_rate: u32) {
@@ -154,6 +179,17 @@ impl Space {
             ));
         }
         Ok(())
+    }
+}
+
+impl Space {
+    /// Where voice `who` will be, for ranking it.
+    pub(super) fn ahead_of(&self, who: &Identity) -> Ahead {
+        if who.emitter == NO_EMITTER {
+            Ahead::STILL
+        } else {
+            self.ahead(who.emitter)
+        }
     }
 }
 

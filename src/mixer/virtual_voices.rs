@@ -116,7 +116,12 @@ impl Mixer {
         by: VoiceHandle,
     ) -> Result<(), Voice> {
         let now = self.frame;
-        let level = level_of(&self.audibility, &self.buses, &voice);
+        let level = level_of(
+            &self.audibility,
+            &self.buses,
+            &voice,
+            self.space.ahead_of(&who),
+        );
         let parked = Parked {
             who,
             ends: Self::end_frame(&self.buses, &voice, now),
@@ -213,6 +218,7 @@ impl Mixer {
             return;
         }
         let now = self.frame;
+        let ahead = self.space.ahead_of(&self.virtuals.who(i));
         let buses = &self.buses;
         let Some((v, clock)) = self.virtuals.get_mut(i) else {
             return;
@@ -230,7 +236,7 @@ impl Mixer {
             self.end_virtual(i, at);
             return;
         }
-        let level = level_of(&self.audibility, buses, v);
+        let level = level_of(&self.audibility, buses, v, ahead);
         let ends = Self::end_frame(buses, v, now);
         self.virtuals.set_level(i, level);
         self.virtuals.set_ends(i, ends);
@@ -379,9 +385,9 @@ impl Mixer {
         let (counters, space, out_rate) = (&self.counters, &mut self.space, self.out_rate);
         self.virtuals.refresh(count, |i, who, v, clock, ends| {
             let ended = Self::catch_up(buses, v, clock, now);
-            // A positioned voice ranks by where it is now.
+            // A positioned voice ranks by where it is now, and will be.
             Self::hear_virtual(space, who, v, out_rate);
-            let level = level_of(&audibility, buses, v);
+            let level = level_of(&audibility, buses, v, space.ahead_of(who));
             counters.publish_virtual_level(i, level.sqrt());
             // An end not reported yet keeps its frame.
             let new_end = match ended {
@@ -478,7 +484,12 @@ impl Mixer {
         };
         Self::hear_virtual(&mut self.space, &who, &mut voice, self.out_rate);
         voice.wake(self.steal_fade);
-        let level = level_of(&self.audibility, &self.buses, &voice);
+        let level = level_of(
+            &self.audibility,
+            &self.buses,
+            &voice,
+            self.space.ahead_of(&who),
+        );
         let handle = VoiceHandle::new(self.engine, who.id);
         let new = Newcomer {
             who,

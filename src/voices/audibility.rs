@@ -50,6 +50,20 @@ pub(crate) struct Playback {
     pub(crate) ramp_left: u32,
     /// Source channels: a stereo source's power is summed over its two.
     pub(crate) channels: usize,
+    /// Per horizon, what the voice's distance will make of its power
+    /// against now (1: it stays where it is, or is not positioned): a
+    /// voice rushing closer counts for where it will be.
+    pub(crate) ahead: Ahead,
+}
+
+/// Per horizon of [`HORIZONS`], a factor on a positioned voice's power
+/// gain for where it will be then against where it is now.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Ahead(pub(crate) [f32; 3]);
+
+impl Ahead {
+    /// Staying where it is (or not positioned).
+    pub(crate) const STILL: Ahead = Ahead([1.0; 3]);
 }
 
 /// The horizons in output frames at one output rate.
@@ -84,11 +98,11 @@ impl Audibility {
         let now = loudness.energy_to(p.position, p.looping);
         let steady = (p.ramp_left == 0).then(|| mean_gain_power(p, 1.0));
         let mut sum = 0.0f64;
-        for &(frames, weight_per_frame) in &self.horizons {
+        for (&(frames, weight_per_frame), &ahead) in self.horizons.iter().zip(&p.ahead.0) {
             let energy = loudness.energy_to(p.position + frames * p.step, p.looping) - now;
             if energy > 0.0 {
                 let gain = steady.unwrap_or_else(|| mean_gain_power(p, frames));
-                sum += weight_per_frame * scale * energy * gain;
+                sum += weight_per_frame * scale * energy * gain * f64::from(ahead);
             }
         }
         sum as f32
@@ -146,6 +160,7 @@ mod tests {
             target: [target; 2],
             ramp_left,
             channels: 1,
+            ahead: Ahead::STILL,
         }
     }
 

@@ -28,9 +28,10 @@ pub(crate) enum Ran {
 impl<V> VoicePool<V> {
     /// Applies `f` to every live voice; `f` returns its new level, or
     /// `None` to keep the level it has.
-    pub(crate) fn update_all(&mut self, mut f: impl FnMut(&mut V) -> Option<f32>) {
+    pub(crate) fn update_all(&mut self, mut f: impl FnMut(&Identity, &mut V) -> Option<f32>) {
         for i in 0..self.slots.len() {
-            if let Some(level) = self.slots.get_mut(i).and_then(&mut f) {
+            let who = self.who.get(i).copied().unwrap_or(Identity::NOBODY);
+            if let Some(level) = self.slots.get_mut(i).and_then(|v| f(&who, v)) {
                 self.set_level(i, level);
             }
         }
@@ -48,7 +49,7 @@ impl<V> VoicePool<V> {
     pub(crate) fn refresh_levels(
         &mut self,
         count: usize,
-        mut level: impl FnMut(&V) -> f32,
+        mut level: impl FnMut(&Identity, &V) -> f32,
         mut ahead: impl FnMut(&V),
     ) {
         let len = self.slots.len();
@@ -63,7 +64,8 @@ impl<V> VoicePool<V> {
                 }
             }
             if let Some(Slot::Live(v)) = self.slots.slots().get(i) {
-                let l = level(v);
+                let who = self.who.get(i).copied().unwrap_or(Identity::NOBODY);
+                let l = level(&who, v);
                 self.set_level(i, l);
             }
         }
