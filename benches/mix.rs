@@ -61,6 +61,10 @@ fn bench_workload(c: &mut Criterion, name: &str, rate: u32, voices: &[usize], po
             Workload::stereo(n, rate)
         } else if name == "w_distinct" {
             Workload::distinct(n, rate)
+        } else if name == "w_positioned" {
+            Workload::positioned(n, rate)
+        } else if name == "w_positioned_still" {
+            Workload::positioned_still(n, rate)
         } else {
             Workload::new(n, rate)
         };
@@ -75,6 +79,13 @@ fn bench_workload(c: &mut Criterion, name: &str, rate: u32, voices: &[usize], po
 
 fn workload_w(c: &mut Criterion) {
     bench_workload(c, "w_44k1_to_48k", 44_100, &VOICES15, false);
+}
+
+/// W with every voice positioned and moved every block (a `set_position`
+/// per voice per block): what space costs against `w_44k1_to_48k`.
+fn positioned(c: &mut Criterion) {
+    bench_workload(c, "w_positioned", 44_100, &[256], false);
+    bench_workload(c, "w_positioned_still", 44_100, &[256], false);
 }
 
 fn stereo(c: &mut Criterion) {
@@ -212,6 +223,7 @@ fn limiter(c: &mut Criterion) {
 criterion_group!(
     benches,
     workload_w,
+    positioned,
     routed,
     stereo,
     distinct,

@@ -84,6 +84,8 @@ pub struct Workload {
     handles: Vec<VoiceHandle>,
     next: usize,
     tick: u32,
+    /// Every voice is positioned, and moved every block.
+    moving: bool,
 }
 
 impl Workload {
@@ -120,6 +122,33 @@ impl Workload {
         Workload::build(voices, rate, true, 0, Sounds::Mono)
     }
 
+    /// As [`Workload::new`], with every voice positioned (around the
+    /// listener, 2 to 40 m away) and given a new position and velocity
+    /// every block: what space costs.
+    pub fn positioned(voices: usize, rate: u32) -> Workload {
+        let mut w = Workload::build(voices, rate, false, 0, Sounds::Positioned);
+        w.moving = true;
+        w
+    }
+
+    /// As [`Workload::positioned`], the voices never moved after they
+    /// start: what a positioned voice costs the audio side by itself.
+    pub fn positioned_still(voices: usize, rate: u32) -> Workload {
+        Workload::build(voices, rate, false, 0, Sounds::Positioned)
+    }
+
+    /// Where voice `i` is at block `tick`: on a circle around the
+    /// listener, turning slowly, and its velocity.
+    fn place(i: usize, tick: u32) -> ([f32; 3], [f32; 3]) {
+        let radius = 2.0 + (i * 37 % 39) as f32;
+        let angle = i as f32 * 0.7 + tick as f32 * 0.01;
+        let (s, c) = angle.sin_cos();
+        (
+            [radius * c, 0.0, radius * s],
+            [-radius * s, 0.0, radius * c],
+        )
+    }
+
     fn build(
         voices: usize,
         rate: u32,
@@ -149,7 +178,7 @@ impl Workload {
             })
             .collect();
         let sounds = match kind {
-            Sounds::Mono => sine_sounds(rate),
+            Sounds::Mono | Sounds::Positioned => sine_sounds(rate),
             Sounds::Stereo => stereo_sine_sounds(rate),
             Sounds::Distinct => distinct_sounds(voices, rate),
         };
@@ -166,6 +195,13 @@ impl Workload {
                 let p = match routes.get(i % 4) {
                     Some(&(bus, group)) => p.bus(bus).group(group),
                     None => p,
+                };
+                let p = match kind {
+                    Sounds::Positioned => {
+                        let (at, v) = Workload::place(i, 0);
+                        p.position(at).velocity(v)
+                    }
+                    _ => p,
                 };
                 handles.push(engine.play(&sounds[i % sounds.len()], p).expect("queue"));
             }
@@ -197,6 +233,7 @@ impl Workload {
             handles,
             next: 0,
             tick: 0,
+            moving: false,
         }
     }
 
@@ -211,6 +248,12 @@ impl Workload {
             let _ = self.engine.set_volume(h, v);
             self.next = (self.next + 1) % n;
         }
+        if self.moving {
+            for (i, &h) in self.handles.iter().enumerate() {
+                let (at, v) = Workload::place(i, self.tick);
+                let _ = self.engine.set_position(h, at, v);
+            }
+        }
         self.engine.render(BLOCK)[0]
     }
 }
@@ -224,6 +267,8 @@ enum Sounds {
     Stereo,
     /// A different sound per voice ([`distinct_sounds`]).
     Distinct,
+    /// Eight mono sines, every voice positioned.
+    Positioned,
 }
 
 /// A voice as the pool stores it (one 64-byte cache line), for the

@@ -32,6 +32,8 @@ pub(super) struct Emitter {
     pub(super) pitch: f32,
     /// What the listener made of it when it was last applied.
     pub(super) heard: Heard,
+    /// Moved since it was last applied.
+    pub(super) moved: bool,
 }
 
 impl Emitter {
@@ -45,6 +47,8 @@ impl Emitter {
 /// The listener and every positioned play's emitter.
 pub(super) struct Space {
     listener: ValidListener,
+    /// The listener moved since the last block's pass.
+    listener_moved: bool,
     speed: f32,
     emitters: FreeList<Emitter>,
 }
@@ -54,6 +58,7 @@ impl Space {
     pub(super) fn new(capacity: usize, speed: f32) -> Space {
         Space {
             listener: ValidListener::default(),
+            listener_moved: false,
             speed,
             emitters: FreeList::new(capacity),
         }
@@ -83,6 +88,7 @@ impl Space {
             volume: params.volume,
             pitch: params.pitch,
             heard: self.hear(&at),
+            moved: false,
         };
         let (volume, pan, pitch) = emitter.applied();
         match self.emitters.acquire(emitter) {
@@ -108,13 +114,19 @@ impl Space {
 
     pub(super) fn set_listener(&mut self, listener: ValidListener) {
         self.listener = listener;
+        self.listener_moved = true;
     }
 
     pub(super) fn set_position(&mut self, e: u32, position: Vec3, velocity: Vec3) {
         if let Some(x) = self.emitters.get_mut(e as usize) {
             x.at.position = position;
             x.at.velocity = velocity;
+            x.moved = true;
         }
+    }
+
+    fn moved(&self, e: u32) -> bool {
+        self.emitters.get(e as usize).is_some_and(|x| x.moved)
     }
 
     /// Sets entry `e`'s own volume; the voice's volume as heard.
@@ -164,6 +176,7 @@ impl Space {
             return;
         };
         x.heard = hear(&listener, &x.at, speed);
+        x.moved = false;
         let (volume, pan, pitch) = x.applied();
         voice.set_spatial(volume, pan, pitch, ramp, out_rate);
     }
@@ -204,15 +217,17 @@ impl Mixer {
     }
 
     /// At the start of a block of `frames`: every positioned real voice
-    /// heads for what the listener hears of it now, over the block.
+    /// that moved (or all of them, if the listener moved) heads for what
+    /// the listener hears of it now, over the block.
     pub(super) fn move_emitters(&mut self, frames: usize) {
         if self.space.live() == 0 {
             return;
         }
         let ramp = frames as u32;
         let (space, out_rate) = (&mut self.space, self.out_rate);
+        let all = std::mem::take(&mut space.listener_moved);
         self.pool.each_live(|who, v| {
-            if who.emitter != NO_EMITTER {
+            if who.emitter != NO_EMITTER && (all || space.moved(who.emitter)) {
                 space.apply(who.emitter, v, ramp, out_rate);
             }
         });
