@@ -86,6 +86,16 @@ pub struct Workload {
     tick: u32,
     /// Every voice is positioned, and moved every block.
     moving: bool,
+    /// Where each voice starts and how it moves (positioned workloads).
+    spots: Vec<([f32; 3], [f32; 3])>,
+}
+
+/// Where voice `i` of a positioned workload starts (around the listener,
+/// 2 to 40 m away), and its velocity (across the line of sight).
+fn spot(i: usize) -> ([f32; 3], [f32; 3]) {
+    let radius = 2.0 + (i * 37 % 39) as f32;
+    let (s, c) = (i as f32 * 0.7).sin_cos();
+    ([radius * c, 0.0, radius * s], [-10.0 * s, 0.0, 10.0 * c])
 }
 
 impl Workload {
@@ -137,18 +147,6 @@ impl Workload {
         Workload::build(voices, rate, false, 0, Sounds::Positioned)
     }
 
-    /// Where voice `i` is at block `tick`: on a circle around the
-    /// listener, turning slowly, and its velocity.
-    fn place(i: usize, tick: u32) -> ([f32; 3], [f32; 3]) {
-        let radius = 2.0 + (i * 37 % 39) as f32;
-        let angle = i as f32 * 0.7 + tick as f32 * 0.01;
-        let (s, c) = angle.sin_cos();
-        (
-            [radius * c, 0.0, radius * s],
-            [-radius * s, 0.0, radius * c],
-        )
-    }
-
     fn build(
         voices: usize,
         rate: u32,
@@ -198,7 +196,7 @@ impl Workload {
                 };
                 let p = match kind {
                     Sounds::Positioned => {
-                        let (at, v) = Workload::place(i, 0);
+                        let (at, v) = spot(i);
                         p.position(at).velocity(v)
                     }
                     _ => p,
@@ -234,6 +232,7 @@ impl Workload {
             next: 0,
             tick: 0,
             moving: false,
+            spots: (0..voices).map(spot).collect(),
         }
     }
 
@@ -249,8 +248,11 @@ impl Workload {
             self.next = (self.next + 1) % n;
         }
         if self.moving {
-            for (i, &h) in self.handles.iter().enumerate() {
-                let (at, v) = Workload::place(i, self.tick);
+            // Each voice moves on at its velocity for 100 blocks (a
+            // second), then starts over.
+            let t = (self.tick % 100) as f32 * 0.01;
+            for (&h, &(at, v)) in self.handles.iter().zip(&self.spots) {
+                let at = [at[0] + v[0] * t, at[1], at[2] + v[2] * t];
                 let _ = self.engine.set_position(h, at, v);
             }
         }

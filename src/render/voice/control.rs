@@ -106,7 +106,31 @@ impl Voice {
     ) {
         self.volume = volume;
         self.pan = pan;
-        self.retarget(ramp);
+        if self.phase == Phase::Playing {
+            // The law of `pan_gains` in `f32` (this runs for every moving
+            // voice every block).
+            let target = if self.sound.channels == 1 {
+                let (r, l) = ((pan + 1.0) * std::f32::consts::FRAC_PI_4).sin_cos();
+                [l, r]
+            } else {
+                let half_pi = std::f32::consts::FRAC_PI_2;
+                [
+                    if pan > 0.0 {
+                        (pan * half_pi).cos()
+                    } else {
+                        1.0
+                    },
+                    if pan < 0.0 {
+                        (-pan * half_pi).cos()
+                    } else {
+                        1.0
+                    },
+                ]
+            };
+            let exact = |g: f32, silent: bool| if silent { 0.0 } else { volume * g };
+            let target = [exact(target[0], pan >= 1.0), exact(target[1], pan <= -1.0)];
+            self.ramp_to(target, ramp.max(self.ramp_left));
+        }
         self.set_pitch(pitch, out_rate);
     }
 
