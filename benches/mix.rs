@@ -86,6 +86,13 @@ fn workload_w(c: &mut Criterion) {
 fn positioned(c: &mut Criterion) {
     bench_workload(c, "w_positioned", 44_100, &[256], false);
     bench_workload(c, "w_positioned_still", 44_100, &[256], false);
+    // 64 real voices and 10,000 virtual emitters, the listener walking.
+    let mut g = c.benchmark_group("virtual_emitters");
+    let mut w = Workload::virtual_emitters(64, 44_100, 10_000);
+    g.bench_function(BenchmarkId::from_parameter(10_000), |b| {
+        b.iter(|| w.block())
+    });
+    g.finish();
 }
 
 fn stereo(c: &mut Criterion) {

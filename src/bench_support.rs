@@ -88,6 +88,8 @@ pub struct Workload {
     moving: bool,
     /// Where each voice starts and how it moves (positioned workloads).
     spots: Vec<([f32; 3], [f32; 3])>,
+    /// The listener walks a little every block.
+    walking: bool,
 }
 
 /// Where voice `i` of a positioned workload starts (around the listener,
@@ -138,6 +140,16 @@ impl Workload {
     pub fn positioned(voices: usize, rate: u32) -> Workload {
         let mut w = Workload::build(voices, rate, false, 0, Sounds::Positioned);
         w.moving = true;
+        w
+    }
+
+    /// `voices` positioned voices and `virtual_voices` more positioned
+    /// looping voices of a lower priority, all virtual, spread over 400 m,
+    /// and the listener walking through them (a new position every
+    /// block): what thousands of emitters cost.
+    pub fn virtual_emitters(voices: usize, rate: u32, virtual_voices: usize) -> Workload {
+        let mut w = Workload::build(voices, rate, false, virtual_voices, Sounds::Positioned);
+        w.walking = true;
         w
     }
 
@@ -213,6 +225,13 @@ impl Workload {
                     .looping(true)
                     .virtualize(true)
                     .priority(0);
+                let p = match kind {
+                    Sounds::Positioned => {
+                        let (at, _) = spot(parked);
+                        p.position([at[0] * 5.0, 0.0, at[2] * 5.0])
+                    }
+                    _ => p,
+                };
                 engine
                     .play(&sounds[parked % sounds.len()], p)
                     .expect("queue");
@@ -233,6 +252,7 @@ impl Workload {
             tick: 0,
             moving: false,
             spots: (0..voices).map(spot).collect(),
+            walking: false,
         }
     }
 
@@ -255,6 +275,14 @@ impl Workload {
                 let at = [at[0] + v[0] * t, at[1], at[2] + v[2] * t];
                 let _ = self.engine.set_position(h, at, v);
             }
+        }
+        if self.walking {
+            let x = (self.tick % 10_000) as f32 * 0.02 - 100.0;
+            let _ = self.engine.set_listener(crate::Listener {
+                position: [x, 0.0, 0.0].into(),
+                velocity: [2.0, 0.0, 0.0].into(),
+                ..Default::default()
+            });
         }
         self.engine.render(BLOCK)[0]
     }
