@@ -422,18 +422,9 @@ fn recover(server: &str) {
     assert_eq!(allocs, 0, "the data callback allocated or freed");
 }
 
-/// Recovery off: the server stops, `DeviceLost`, the same server starts
-/// again; then the engine is closed, as the docs tell a game to (start a
-/// new engine on the device, drop the old one).
-fn device_back_with_recovery_off(server: &str) {
-    let jackd = Jackd::start(server, 48_000, 256).unwrap();
-    let mut engine = storm::open_retrying(GIVE_UP, || {
-        AudioEngine::start(EngineSettings {
-            recover_device: false,
-            ..settings()
-        })
-    })
-    .unwrap_or_else(|e| panic!("JACK opens: {e}"));
+/// Plays a loop on `engine` until it sounds, then stops the server under
+/// it and waits for `DeviceLost`; the loop's handle.
+fn loop_then_lose(engine: &mut AudioEngine, jackd: Jackd) -> voicepool::VoiceHandle {
     let looped = storm::tone(1.0, 220.0, 0.0);
     let h = engine
         .play(&looped, PlayParams::default().looping(true))
@@ -450,6 +441,22 @@ fn device_back_with_recovery_off(server: &str) {
             })
             .then_some(())
     });
+    h
+}
+
+/// Recovery off: the server stops, `DeviceLost`, the same server starts
+/// again; then the engine is closed, as the docs tell a game to (start a
+/// new engine on the device, drop the old one).
+fn device_back_with_recovery_off(server: &str) {
+    let jackd = Jackd::start(server, 48_000, 256).unwrap();
+    let mut engine = storm::open_retrying(GIVE_UP, || {
+        AudioEngine::start(EngineSettings {
+            recover_device: false,
+            ..settings()
+        })
+    })
+    .unwrap_or_else(|e| panic!("JACK opens: {e}"));
+    let h = loop_then_lose(&mut engine, jackd);
     let _back = Jackd::start(server, 48_000, 256).unwrap();
     // Give the old stream every chance to notice the new server.
     std::thread::sleep(Duration::from_millis(500));
@@ -487,22 +494,7 @@ fn sigkilled(server: &str) {
 fn retrying(server: &str) {
     let jackd = Jackd::start(server, 48_000, 256).unwrap();
     let mut engine = open(false);
-    let looped = storm::tone(1.0, 220.0, 0.0);
-    let h = engine
-        .play(&looped, PlayParams::default().looping(true))
-        .unwrap();
-    wait_for("output", || (engine.clock() > 4_800).then_some(()));
-    jackd.kill();
-    wait_for("DeviceLost", || {
-        engine
-            .drain_events()
-            .any(|e| {
-                e == Event::StreamError {
-                    kind: StreamErrorKind::DeviceLost,
-                }
-            })
-            .then_some(())
-    });
+    let h = loop_then_lose(&mut engine, jackd);
     assert!(engine.is_playing(h));
     // Let a few attempts fail (the backoff grows), then close.
     std::thread::sleep(Duration::from_millis(400));

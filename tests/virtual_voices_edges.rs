@@ -337,12 +337,13 @@ fn a_stopped_virtual_voice_makes_room_by_ending() {
         .any(|t| t.event == Event::Started { voice: newcomer }));
 }
 
-/// A large virtual pool, `count` looping virtual plays in it behind 4
-/// protected real loops; returns the engine and the virtual plays.
-fn large_virtual_pool(count: usize) -> (OfflineEngine, Vec<voicepool::VoiceHandle>) {
-    let mut e = OfflineEngine::new(EngineSettings {
+/// An engine of 4 voices, each playing a protected loop of the returned
+/// sound, and `virtual_voices` virtual ones: every other play goes
+/// virtual.
+fn behind_four_loops(virtual_voices: usize) -> (OfflineEngine, Sound) {
+    let e = OfflineEngine::new(EngineSettings {
         voices: 4,
-        virtual_voices: count,
+        virtual_voices,
         command_capacity: 8_192,
         ..Default::default()
     })
@@ -352,6 +353,13 @@ fn large_virtual_pool(count: usize) -> (OfflineEngine, Vec<voicepool::VoiceHandl
         e.play(&hum, PlayParams::default().looping(true).protected(true))
             .unwrap();
     }
+    (e, hum)
+}
+
+/// A large virtual pool, `count` looping virtual plays in it behind 4
+/// protected real loops; returns the engine and the virtual plays.
+fn large_virtual_pool(count: usize) -> (OfflineEngine, Vec<voicepool::VoiceHandle>) {
+    let (mut e, hum) = behind_four_loops(count);
     let quiet = PlayParams::default()
         .looping(true)
         .virtualize(true)
@@ -423,17 +431,7 @@ fn stop_all_over_a_large_virtual_pool_is_prompt() {
 /// frame falls in, each at that frame.
 #[test]
 fn virtual_one_shots_due_together_end_together() {
-    let mut e = OfflineEngine::new(EngineSettings {
-        voices: 4,
-        virtual_voices: 2_000,
-        ..Default::default()
-    })
-    .unwrap();
-    let hum = Sound::from_samples(1, 48_000, vec![0.2; 48_000]).unwrap();
-    for _ in 0..4 {
-        e.play(&hum, PlayParams::default().looping(true).protected(true))
-            .unwrap();
-    }
+    let (mut e, _) = behind_four_loops(2_000);
     let shot = Sound::from_samples(1, 48_000, vec![0.1; 4_800]).unwrap();
     let due = 2 * BLOCK as u64 + 4_800;
     let shots: Vec<_> = (0..1_000)

@@ -115,15 +115,7 @@ impl Spans {
     pub(super) fn clean(&mut self, keys: &[u64], orders: &[u64]) {
         for k in 0..self.pending_len {
             let s = self.pending.get(k).map_or(usize::MAX, |&s| s as usize);
-            let (mut best, mut least) = (Pick::NONE, Pick::NONE);
-            for p in picks(keys, orders, s) {
-                if p.beats(&best) {
-                    best = p;
-                }
-                if p.below(&least) {
-                    least = p;
-                }
-            }
+            let (best, least) = summarize(keys, orders, s);
             if let (Some(b), Some(l), Some(c)) = (
                 self.best.get_mut(s),
                 self.least.get_mut(s),
@@ -247,15 +239,7 @@ impl Spans {
     #[cfg(any(test, feature = "hooks"))]
     pub(super) fn check(&self, keys: &[u64], orders: &[u64]) -> Result<(), String> {
         for s in (0..self.best.len()).filter(|&s| !self.is_changed(s)) {
-            let (mut best, mut least) = (Pick::NONE, Pick::NONE);
-            for p in picks(keys, orders, s) {
-                if p.beats(&best) {
-                    best = p;
-                }
-                if p.below(&least) {
-                    least = p;
-                }
-            }
+            let (best, least) = summarize(keys, orders, s);
             if best != self.best[s] || least != self.least[s] {
                 return Err(format!("virtual span {s}: its summary is stale"));
             }
@@ -272,6 +256,20 @@ impl Spans {
         }
         Ok(())
     }
+}
+
+/// Span `s`'s most and least deserving live entries: one pass.
+fn summarize(keys: &[u64], orders: &[u64], s: usize) -> (Pick, Pick) {
+    let (mut best, mut least) = (Pick::NONE, Pick::NONE);
+    for p in picks(keys, orders, s) {
+        if p.beats(&best) {
+            best = p;
+        }
+        if p.below(&least) {
+            least = p;
+        }
+    }
+    (best, least)
 }
 
 /// The live entries of span `s`.
