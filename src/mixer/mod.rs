@@ -72,6 +72,7 @@ mod admission;
 mod commands;
 mod ranking;
 mod space;
+mod virtual_ends;
 mod virtual_voices;
 
 use ranking::{level_of, prefetch_level, rank};

@@ -1,5 +1,6 @@
 //! The mixer's side of virtual voices: moving voices into the virtual pool
-//! and back, keeping their time, ending them. The voice manager
+//! and back, and keeping their time (ending them is
+//! [`super::virtual_ends`]). The voice manager
 //! ([`crate::voices::virtual_pool`], [`crate::voices::VoicePool::comeback`])
 //! decides who goes and who comes back; this joins its decisions to the
 //! voices' state ([`Voice::skip`], [`Voice::wake`]) and reports events.
@@ -7,8 +8,8 @@
 //! Real-time contract: everything here runs inside [`Mixer::process`] and
 //! keeps its rules. Per block: O(1) unless a virtual voice is due to end,
 //! a `stop_all` is being swept or a resumed bus's voices are being brought
-//! up to date (then at most [`SCAN_PER_BLOCK`] entries looked at and
-//! [`ENDS_PER_BLOCK`] voices touched), at most [`REFRESHES_PER_BLOCK`]
+//! up to date (then the bounded scan of [`super::virtual_ends`]), at most
+//! [`REFRESHES_PER_BLOCK`]
 //! level estimates, at most [`RESUMES_PER_BLOCK`] comebacks into free
 //! slots and one search every [`SWAP_PERIOD`] frames (each reads the
 //! virtual pool's span summaries and the spans changed since). `stop_all`
@@ -19,7 +20,8 @@
 
 use std::sync::atomic::Ordering::Relaxed;
 
-use super::{level_of, push_event, Mixer};
+use super::virtual_ends::SCAN_PER_BLOCK;
+use super::{level_of, Mixer};
 use crate::command::{Event, VoiceHandle};
 use crate::render::buses::Buses;
 use crate::render::voice::Voice;
@@ -58,16 +60,6 @@ pub(crate) const SWAP_HOLD_SECONDS: u64 = 1;
 /// fill again within a few milliseconds, and a voice brought back into each
 /// would flicker in and out; after the burst, it comes back at once.
 pub(crate) const COMEBACK_SETTLE_MS: u64 = 50;
-/// At most this many virtual voices end, or are brought up to date after
-/// their bus resumed, per block (each touches the voice: about 100 to
-/// 300 ns with a million virtual voices in cold memory); more wait for the
-/// next block, and an end keeps its exact frame.
-const ENDS_PER_BLOCK: usize = 2_048;
-/// At most this many virtual entries are looked at per block for ends
-/// (an end frame read, and a start order while a `stop_all` is swept): a
-/// pool of up to this many is scanned whole each block something is due;
-/// the largest (2^20) in 8 blocks.
-const SCAN_PER_BLOCK: usize = 131_072;
 
 /// What an attempt to bring a virtual voice back did.
 enum Outcome {
@@ -83,7 +75,12 @@ impl Mixer {
     /// Brings virtual voice `v` (with its `clock`) up to frame `now`;
     /// `Some(frame)` if it ended, at that frame (frames its bus held it by
     /// a pause not counted: an end within a hold is placed as if none).
-    fn catch_up(buses: &Buses, v: &mut Voice, clock: &mut Clock, now: u64) -> Option<u64> {
+    pub(super) fn catch_up(
+        buses: &Buses,
+        v: &mut Voice,
+        clock: &mut Clock,
+        now: u64,
+    ) -> Option<u64> {
         let held = buses.held_frames(v.bus());
         let since = clock.since;
         let elapsed = now
@@ -96,7 +93,7 @@ impl Mixer {
     /// The frame voice `v`, up to date at `now`, ends at if nothing
     /// changes ([`HELD`] while its bus holds it: worked out by the expiry
     /// scan after the bus resumes).
-    fn end_frame(buses: &Buses, v: &Voice, now: u64) -> u64 {
+    pub(super) fn end_frame(buses: &Buses, v: &Voice, now: u64) -> u64 {
         if buses.is_frozen(v.bus()) {
             return HELD;
         }
@@ -196,7 +193,7 @@ impl Mixer {
     }
 
     /// Takes virtual entry `i` out, and publishes that.
-    fn unpark(&mut self, i: usize) -> Option<(Identity, Voice, u64, Clock)> {
+    pub(super) fn unpark(&mut self, i: usize) -> Option<(Identity, Voice, u64, Clock)> {
         let out = self.virtuals.remove(i)?;
         self.counters.publish_virtual(i, 0, 0.0);
         let live = self.virtuals.live() as u64;
@@ -241,45 +238,6 @@ impl Mixer {
         self.virtuals.set_level(i, level);
         self.virtuals.set_ends(i, ends);
         self.counters.publish_virtual(i, id, level.sqrt());
-    }
-
-    /// Virtual entry `i` ends at `frame`.
-    fn end_virtual(&mut self, i: usize, frame: u64) {
-        if let Some((who, voice, _, _)) = self.unpark(i) {
-            drop(voice); // an Arc decrement: the game side holds the sound
-            self.space.release(who.emitter);
-            Counters::bump(&self.counters.ended);
-            let voice = VoiceHandle::new(self.engine, who.id);
-            push_event(
-                &mut self.events,
-                &self.counters,
-                frame,
-                Event::Ended { voice },
-            );
-        }
-    }
-
-    /// `stop_all`: every virtual voice ends at this block's start. O(1):
-    /// the expiry scan ends them (as many per block as the event queue and
-    /// [`ENDS_PER_BLOCK`] allow), and until then a stopped voice neither
-    /// comes back nor takes a command, and is the first to make room.
-    pub(super) fn stop_all_virtual(&mut self) {
-        self.virtuals.stop_all(self.next_order, self.frame);
-    }
-
-    /// The frame virtual entry `i`, stopped by a `stop_all`, ends at: the
-    /// stop, or its own end if that came first (not reported yet).
-    fn stop_frame(&self, i: usize) -> u64 {
-        let stop = self.virtuals.stopped_at(i).unwrap_or(self.frame);
-        self.virtuals.ends(i).min(stop)
-    }
-
-    /// Buses were resumed: virtual voices that a pause held may come back
-    /// now, and get their end frames back from the expiry scan (a bounded
-    /// number per block, see [`Mixer::expire_virtual`]).
-    pub(super) fn buses_resumed_virtual(&mut self) {
-        self.room_changed = true;
-        self.virtuals.recheck_held();
     }
 
     /// End of a block of `frames`, at `self.frame`: virtual voices due end,
@@ -327,53 +285,8 @@ impl Mixer {
 
     /// Room in the event queue for `n` more events, beyond one `Ended` per
     /// real voice (which rendering may need).
-    fn room_for(&self, n: usize) -> bool {
+    pub(super) fn room_for(&self, n: usize) -> bool {
         self.events.vacant_len() >= self.pool.live() + n
-    }
-
-    /// Ends the virtual voices whose end frame has come, and those a
-    /// `stop_all` stopped, and works out the end frames of voices a
-    /// resumed bus held: a bounded scan that goes on from where the last
-    /// block's stopped.
-    fn expire_virtual(&mut self) {
-        let now = self.frame;
-        let mut work = 0;
-        for _ in 0..self.virtuals.len().min(SCAN_PER_BLOCK) {
-            if !self.virtuals.any_due(now) {
-                break;
-            }
-            if work >= ENDS_PER_BLOCK || !self.room_for(1) {
-                break;
-            }
-            let i = self.virtuals.scan_next();
-            let ends = self.virtuals.ends(i);
-            if self.virtuals.stopped_at(i).is_some() {
-                let at = self.stop_frame(i);
-                self.end_virtual(i, at);
-                work += 1;
-            } else if ends <= now || (ends == HELD && self.virtuals.rechecking_held()) {
-                let buses = &self.buses;
-                if let Some((v, clock)) = self.virtuals.get_mut(i) {
-                    if ends == HELD && buses.is_frozen(v.bus()) {
-                        // Still held (its bus was not the one resumed).
-                    } else if let Some(at) = Self::catch_up(buses, v, clock, now) {
-                        self.end_virtual(i, at.min(ends));
-                        work += 1;
-                    } else if v.is_finished() {
-                        self.end_virtual(i, ends.min(now));
-                        work += 1;
-                    } else {
-                        // Held by a paused bus, moved by a change, or its
-                        // bus resumed: its end frame as it is now.
-                        let next = Self::end_frame(buses, v, now);
-                        let next = if ends <= now { next.max(now + 1) } else { next };
-                        self.virtuals.set_ends(i, next);
-                        work += 1;
-                    }
-                }
-            }
-            self.virtuals.scanned();
-        }
     }
 
     /// Re-estimates a bounded number of virtual voices' audibility.
