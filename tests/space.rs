@@ -550,3 +550,140 @@ fn thousands_of_emitters_follow_a_walking_listener() {
         assert_eq!(n, 1, "{h:?}");
     }
 }
+
+/// A pool full of positioned voices: a positioned newcomer that steals a
+/// slot is still heard from where it is (the emitter table had no entry
+/// left for it while its victim still held one, and it played at full
+/// volume, unpositioned).
+#[test]
+fn a_newcomer_into_a_full_pool_of_positioned_voices_is_positioned() {
+    for virtual_voices in [0, 3] {
+        let mut e = OfflineEngine::new(EngineSettings {
+            voices: 2,
+            virtual_voices,
+            ..Default::default()
+        })
+        .unwrap();
+        let hum = dc(1.0, RATE, 0.5);
+        let far = PlayParams::default()
+            .looping(true)
+            .virtualize(virtual_voices > 0)
+            .position([0.0, 0.0, -50.0]);
+        let mut plays = Vec::new();
+        for _ in 0..(2 + virtual_voices + 1) {
+            plays.push(e.play(&hum, far).unwrap());
+            e.render(2_400);
+        }
+        // Every voice 50 m away: 0.5 x 1/50 x 0.7071 a channel each.
+        let per_voice = 0.5 / 50.0 * std::f32::consts::FRAC_1_SQRT_2;
+        let out = e.render(480);
+        let l = out[out.len() - 2];
+        assert!(
+            (l - 2.0 * per_voice).abs() < 1e-4,
+            "virtual {virtual_voices}: left {l}, two voices 50 m away give {}",
+            2.0 * per_voice
+        );
+        // And the newest moves when told to.
+        let newest = *plays.last().unwrap();
+        e.set_position(newest, [0.0, 0.0, -1.0], [0.0; 3]).unwrap();
+        e.render(960);
+        let out = e.render(480);
+        assert!(
+            out[out.len() - 2] > 0.3,
+            "virtual {virtual_voices}: it did not move"
+        );
+        e.check_invariants().unwrap();
+    }
+}
+
+/// On a positioned voice, `set_volume`, `fade_volume` and `set_pitch` set
+/// the play's own value, which distance then scales; `set_pan` is ignored.
+#[test]
+fn setters_on_a_positioned_voice_keep_distance_on_top() {
+    // 2 m straight ahead: distance gain 1/2, centred.
+    let at = PlayParams::default()
+        .looping(true)
+        .position([0.0, 0.0, -2.0]);
+    let centre = 0.5 * 0.5 * std::f32::consts::FRAC_1_SQRT_2;
+    type Set = fn(&OfflineEngine, voicepool::VoiceHandle);
+    let cases: [(&str, Set, f32, f32); 4] = [
+        (
+            "set_volume 0.5",
+            |e, h| e.set_volume(h, 0.5).unwrap(),
+            0.5 * centre,
+            0.5 * centre,
+        ),
+        (
+            "fade_volume 0.25",
+            |e, h| {
+                e.fade_volume(h, 0.25, std::time::Duration::from_millis(5))
+                    .unwrap()
+            },
+            0.25 * centre,
+            0.25 * centre,
+        ),
+        (
+            "set_pan 1 (ignored)",
+            |e, h| e.set_pan(h, 1.0).unwrap(),
+            centre,
+            centre,
+        ),
+        (
+            "set_pitch 2 (level unchanged)",
+            |e, h| e.set_pitch(h, 2.0).unwrap(),
+            centre,
+            centre,
+        ),
+    ];
+    for (what, set, want_l, want_r) in cases {
+        let mut e = engine();
+        let h = e.play(&dc(1.0, RATE, 0.5), at).unwrap();
+        e.render(960);
+        set(&e, h);
+        e.render(1_440);
+        let out = e.render(480);
+        let (l, r) = (out[out.len() - 2], out[out.len() - 1]);
+        assert!(
+            (l - want_l).abs() < 1e-5 && (r - want_r).abs() < 1e-5,
+            "{what}: ({l}, {r}), want ({want_l}, {want_r})"
+        );
+    }
+    // set_pitch scales the doppler pitch: a one-second one-shot at pitch 2
+    // ends after half a second.
+    let mut e = engine();
+    let h = e
+        .play(
+            &dc(1.0, RATE, 0.5),
+            PlayParams::default().position([0.0, 0.0, -2.0]),
+        )
+        .unwrap();
+    e.set_pitch(h, 2.0).unwrap();
+    e.render(RATE as usize);
+    let ended = end_of(&e.drain_timed_events(), h).expect("it ended");
+    assert!((ended as i64 - 24_000).abs() <= 2, "ended at {ended}");
+}
+
+/// Doppler follows motion after the start too: a one-shot that starts at
+/// rest and then closes in at 30 m/s plays its second half faster.
+#[test]
+fn doppler_follows_a_velocity_set_after_the_start() {
+    let c = 343.3f64;
+    let mut e = engine();
+    let params = PlayParams::default()
+        .position([0.0, 0.0, -10.0])
+        .spatial(Spatial {
+            distance: DistanceModel::None,
+            ..Spatial::default()
+        });
+    let h = e.play(&dc(1.0, RATE, 0.5), params).unwrap();
+    e.render(24_000); // half of it at rest
+    e.set_position(h, [0.0, 0.0, -10.0], [0.0, 0.0, 30.0])
+        .unwrap();
+    e.render(RATE as usize);
+    let ended = end_of(&e.drain_timed_events(), h).expect("it ends") as f64;
+    let want = 24_000.0 + 24_000.0 / (c / (c - 30.0));
+    assert!(
+        (ended / want - 1.0).abs() < 0.005,
+        "ended at {ended}, the formula says {want:.0}"
+    );
+}

@@ -77,8 +77,10 @@ impl Space {
         hear(&self.listener, at, self.speed)
     }
 
-    /// A new positioned play: its entry (or [`NO_EMITTER`] if the table is
-    /// somehow full: it then plays unpositioned), and `params` as heard.
+    /// A new positioned play: its entry, and `params` as heard. (The table
+    /// has an entry for every play there can be, plus the newcomer's before
+    /// its victim lets go: it is never full here; were it, the play would
+    /// sound unpositioned rather than fail.)
     pub(super) fn admit(&mut self, params: &ValidParams) -> (u32, ValidParams) {
         let Some(at) = params.emitter else {
             return (NO_EMITTER, *params);
