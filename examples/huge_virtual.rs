@@ -43,18 +43,23 @@ fn block(mixer: &mut Mixer, out: &mut [f32], t: &mut Timings) {
     t.0.push(start.elapsed());
 }
 
+/// 64 real voices, `count` virtual ones, a queue that holds a burst.
+fn settings(count: usize) -> EngineSettings {
+    EngineSettings {
+        voices: 64,
+        virtual_voices: count,
+        command_capacity: 65_536,
+        ..Default::default()
+    }
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let count: usize = std::env::args()
         .nth(1)
         .map(|a| a.parse())
         .transpose()?
         .unwrap_or(MAX_VIRTUAL_VOICES);
-    let (mut engine, mut mixer) = Engine::new(EngineSettings {
-        voices: 64,
-        virtual_voices: count,
-        command_capacity: 65_536,
-        ..Default::default()
-    })?;
+    let (mut engine, mut mixer) = Engine::new(settings(count))?;
     let mut out = vec![0.0f32; 2 * BLOCK];
     let hum: Vec<f32> = (0..48_000).map(|i| (i as f32 * 0.05).sin() * 0.2).collect();
     let hum = Sound::from_samples(1, 48_000, hum)?;
@@ -166,12 +171,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     stop.report("stop_all");
 
     // A thousand virtual one-shots due on one frame.
-    let (mut engine, mut mixer) = Engine::new(EngineSettings {
-        voices: 64,
-        virtual_voices: count,
-        command_capacity: 65_536,
-        ..Default::default()
-    })?;
+    let (mut engine, mut mixer) = Engine::new(settings(count))?;
     for _ in 0..64 {
         engine.play(&hum, PlayParams::default().looping(true).protected(true))?;
     }
