@@ -9,7 +9,7 @@ const PAGE: usize = 4096;
 
 /// Writes one element on each page of `items` with its own value, so that
 /// every page is mapped (and private) before the audio thread reads it.
-pub(crate) fn touch<T: Copy>(items: &mut [T]) {
+fn touch<T: Copy>(items: &mut [T]) {
     let stride = (PAGE / std::mem::size_of::<T>().max(1)).max(1);
     for item in items.iter_mut().step_by(stride) {
         let value = *item;

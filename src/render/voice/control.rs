@@ -5,7 +5,7 @@
 //! Real-time contract: applied on the audio thread as commands are drained;
 //! plain arithmetic on the voice, nothing allocated or locked.
 
-use super::{pan_gains, step_for, Phase, Voice};
+use super::{pan_gains, pan_gains_f32, step_for, Phase, Voice};
 
 impl Voice {
     /// Heads for `volume` over exactly `frames` (a fade the game asked
@@ -106,31 +106,8 @@ impl Voice {
     ) {
         self.volume = volume;
         self.pan = pan;
-        if self.phase == Phase::Playing {
-            // The law of `pan_gains` in `f32` (this runs for every moving
-            // voice every block).
-            let target = if self.sound.channels == 1 {
-                let (r, l) = ((pan + 1.0) * std::f32::consts::FRAC_PI_4).sin_cos();
-                [l, r]
-            } else {
-                let half_pi = std::f32::consts::FRAC_PI_2;
-                [
-                    if pan > 0.0 {
-                        (pan * half_pi).cos()
-                    } else {
-                        1.0
-                    },
-                    if pan < 0.0 {
-                        (-pan * half_pi).cos()
-                    } else {
-                        1.0
-                    },
-                ]
-            };
-            let exact = |g: f32, silent: bool| if silent { 0.0 } else { volume * g };
-            let target = [exact(target[0], pan >= 1.0), exact(target[1], pan <= -1.0)];
-            self.ramp_to(target, ramp.max(self.ramp_left));
-        }
+        // In `f32`: this runs for every moving voice every block.
+        self.head_for(pan_gains_f32(volume, pan, self.sound.channels), ramp);
         self.set_pitch(pitch, out_rate);
     }
 
@@ -143,11 +120,16 @@ impl Voice {
     /// under way (a fade-in, or an earlier change) is never shortened: a
     /// fade keeps its end time and goes on toward the new target.
     fn retarget(&mut self, ramp: u32) {
+        self.head_for(pan_gains(self.volume, self.pan, self.sound.channels), ramp);
+    }
+
+    /// Heads for `target` over `ramp` frames, or what is left of the ramp
+    /// under way if that is longer. Only while playing.
+    fn head_for(&mut self, target: [f32; 2], ramp: u32) {
         if self.phase != Phase::Playing {
             return;
         }
-        let ramp = ramp.max(self.ramp_left);
-        self.ramp_to(pan_gains(self.volume, self.pan, self.sound.channels), ramp);
+        self.ramp_to(target, ramp.max(self.ramp_left));
     }
 
     pub(super) fn ramp_to(&mut self, target: [f32; 2], ramp: u32) {

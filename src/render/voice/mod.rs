@@ -107,6 +107,26 @@ fn pan_gains(volume: f32, pan: f32, channels: usize) -> [f32; 2] {
     [exact(l, p >= 1.0), exact(r, p <= -1.0)]
 }
 
+/// [`pan_gains`] in `f32`: the same laws, cheaper, for gains set every
+/// block (positioned voices); within about 1e-7 of it.
+fn pan_gains_f32(volume: f32, pan: f32, channels: usize) -> [f32; 2] {
+    let (l, r) = if channels == 1 {
+        let (r, l) = ((pan + 1.0) * std::f32::consts::FRAC_PI_4).sin_cos();
+        (l, r)
+    } else {
+        let side = |p: f32| {
+            if p > 0.0 {
+                (p * std::f32::consts::FRAC_PI_2).cos()
+            } else {
+                1.0
+            }
+        };
+        (side(pan), side(-pan))
+    };
+    let exact = |g: f32, silent: bool| if silent { 0.0 } else { volume * g };
+    [exact(l, pan >= 1.0), exact(r, pan <= -1.0)]
+}
+
 /// 32.32 step for a sound at `src_rate` played at `pitch` into `out_rate`.
 fn step_for(src_rate: u32, out_rate: u32, pitch: f32) -> u64 {
     let step = f64::from(src_rate) / f64::from(out_rate) * f64::from(pitch);
@@ -516,6 +536,25 @@ impl Voice {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_f32_pan_law_is_the_f64_one() {
+        for channels in [1, 2] {
+            for k in 0..=200 {
+                let pan = k as f32 / 100.0 - 1.0;
+                let (a, b) = (
+                    pan_gains(0.7, pan, channels),
+                    pan_gains_f32(0.7, pan, channels),
+                );
+                for c in 0..2 {
+                    assert!(
+                        (a[c] - b[c]).abs() < 1e-6,
+                        "{channels} ch, pan {pan}: {a:?} {b:?}"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn pan_law_is_constant_power_and_exact_at_the_ends() {
