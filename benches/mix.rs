@@ -29,6 +29,14 @@
 //! - `virtual/N`: workload W at 32 voices with N more looping voices of a
 //!   lower priority, all virtual. Issue 12's goal: 10,000 virtual voices
 //!   add under 5 us per 480-frame block (printed at the end).
+//! - `w_positioned/256`, `w_positioned_still/256`: workload W with every
+//!   voice positioned, moved every block or never; against
+//!   `w_44k1_to_48k/256` (printed at the end). Goal: at most 1.15x W.
+//! - `virtual_emitters/10000`: 64 positioned voices and 10,000 positioned
+//!   looping virtual ones, the listener walking. Goal: at most 100 us per
+//!   480-frame block.
+//! - `set_position/10000`: the game side of moving 10,000 emitters (one
+//!   frame's `set_position` calls).
 //! - `limiter/quiet`, `limiter/limited`: the output stage alone on one
 //!   480-frame block, below the limiter's threshold throughout and above
 //!   it throughout (throughput in frames).
@@ -93,6 +101,60 @@ fn positioned(c: &mut Criterion) {
         b.iter(|| w.block())
     });
     g.finish();
+    set_positions(c);
+}
+
+/// The game side of a frame that moves 10,000 emitters: 10,000
+/// `set_position` calls (64 of the plays sounding, the rest virtual).
+fn set_positions(c: &mut Criterion) {
+    const EMITTERS: usize = 10_000;
+    let settings = EngineSettings {
+        voices: 64,
+        virtual_voices: EMITTERS,
+        command_capacity: 2 * EMITTERS,
+        event_capacity: 2 * EMITTERS,
+        ..Default::default()
+    };
+    let mut engine = OfflineEngine::new(settings).expect("valid settings");
+    let hum = Sound::from_samples(
+        1,
+        48_000,
+        (0..4_800).map(|i| (i as f32 * 0.05).sin() * 0.3).collect(),
+    )
+    .expect("a sound");
+    let spot = |k: usize, t: f32| {
+        let (s, c) = (k as f32 * 0.7).sin_cos();
+        let r = 5.0 + (k % 200) as f32;
+        [r * c + t, 0.0, r * s]
+    };
+    let handles: Vec<_> = (0..EMITTERS)
+        .map(|k| {
+            let p = PlayParams::default()
+                .looping(true)
+                .virtualize(true)
+                .position(spot(k, 0.0));
+            engine.play(&hum, p).expect("queue")
+        })
+        .collect();
+    // The audio side takes them 1,024 a block.
+    for _ in 0..EMITTERS.div_ceil(1_024) {
+        engine.render(BLOCK);
+    }
+    engine.drain_events().for_each(drop);
+    let mut g = c.benchmark_group("set_position");
+    g.throughput(Throughput::Elements(EMITTERS as u64));
+    let spots: Vec<[f32; 3]> = (0..EMITTERS).map(|k| spot(k, 0.0)).collect();
+    let mut t = 0.0f32;
+    g.bench_function(BenchmarkId::from_parameter(EMITTERS), |b| {
+        b.iter(|| {
+            t += 0.01;
+            for (&h, &[x, y, z]) in handles.iter().zip(&spots) {
+                let _ = engine.set_position(h, [x + t, y, z], [1.0, 0.0, 0.0]);
+            }
+        })
+    });
+    g.finish();
+    assert_eq!(engine.stats().virtual_voices, EMITTERS - 64);
 }
 
 fn stereo(c: &mut Criterion) {
@@ -282,6 +344,20 @@ fn main() {
             (many - none) / 1_000.0,
             none / 1_000.0,
             many / 1_000.0
+        );
+    }
+    if let (Some(w), Some(moving), Some(still)) = (
+        common::median_ns("w_44k1_to_48k/256"),
+        common::median_ns("w_positioned/256"),
+        common::median_ns("w_positioned_still/256"),
+    ) {
+        println!(
+            "\nSpace, 256 voices: W {:.1} us, positioned and still {:.1} us ({:.2}x), every voice moved every block {:.1} us ({:.2}x)",
+            w / 1e3,
+            still / 1e3,
+            still / w,
+            moving / 1e3,
+            moving / w
         );
     }
     let per = (LOOP_VOICES * BLOCK) as f64;

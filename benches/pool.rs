@@ -25,6 +25,11 @@
 //!   summary also prints each variant net of it. Target: the pool at least
 //!   5x faster than `box`.
 //!
+//! - `play_full_pool_positioned/1024`: as `play_full_pool`, every voice
+//!   and newcomer positioned (1 to 60 m away, a third of them moving at up
+//!   to 40 m/s): the steal decision when stealing looks at where each voice
+//!   will be. Target: < 1.2 us.
+//!
 //! `cargo bench --bench pool`
 
 mod common;
@@ -44,6 +49,21 @@ const PLAYS_PER_BLOCK: usize = 64;
 const OPS: usize = 10_240;
 
 fn play_full_pool(c: &mut Criterion) {
+    full_pool(c, "play_full_pool", false);
+    full_pool(c, "play_full_pool_positioned", true);
+}
+
+/// Where the `k`th positioned play is (1 to 60 m around the listener) and
+/// how it moves (a third still, a third closing in, a third leaving, at up
+/// to 40 m/s).
+fn spot(k: usize) -> ([f32; 3], [f32; 3]) {
+    let d = 1.0 + (k * 29 % 60) as f32;
+    let (s, c) = (k as f32 * 0.37).sin_cos();
+    let speed = (k * 13 % 41) as f32 * [0.0, -1.0, 1.0][k % 3];
+    ([d * c, 0.0, d * s], [speed * c, 0.0, speed * s])
+}
+
+fn full_pool(c: &mut Criterion, name: &str, positioned: bool) {
     let settings = EngineSettings {
         voices: FULL_POOL,
         command_capacity: 4 * FULL_POOL,
@@ -53,7 +73,17 @@ fn play_full_pool(c: &mut Criterion) {
     let (mut engine, mut mixer) = engine_and_mixer(settings);
     let sounds = sine_sounds(44_100);
     let mut out = vec![0.0f32; 2 * BLOCK];
+    if positioned {
+        // The table of positions reaches the mixer with a first
+        // positioned play.
+        let (at, _) = spot(0);
+        engine
+            .play(&sounds[0], PlayParams::default().position(at))
+            .expect("a play");
+        mixer.process(&mut out);
+    }
     let mut id = 1u64 << 40;
+    let controller = engine.controller();
     let next_play = |id: &mut u64| {
         *id += 1;
         let k = *id as usize;
@@ -61,16 +91,24 @@ fn play_full_pool(c: &mut Criterion) {
             .volume(0.1 + 0.9 * ((k * 37 % 101) as f32 / 100.0))
             .pan(((k * 53 % 201) as f32 / 100.0) - 1.0)
             .looping(true);
-        PreparedPlay::new(*id, &sounds[k % sounds.len()], params)
+        let sound = &sounds[k % sounds.len()];
+        if positioned {
+            let (at, v) = spot(k);
+            let params = params.position(at).velocity(v);
+            PreparedPlay::positioned(&controller, *id, sound, params).expect("a cell")
+        } else {
+            PreparedPlay::new(*id, sound, params)
+        }
     };
     for _ in 0..FULL_POOL {
-        mixer_play(&mut mixer, next_play(&mut id));
+        let play = next_play(&mut id);
+        mixer_play(&mut mixer, play);
     }
     for _ in 0..10 {
         mixer.process(&mut out);
     }
     engine.drain_events().for_each(drop);
-    let mut g = c.benchmark_group("play_full_pool");
+    let mut g = c.benchmark_group(name);
     g.throughput(Throughput::Elements(1));
     g.bench_function(BenchmarkId::from_parameter(FULL_POOL), |b| {
         b.iter_custom(|iters| {

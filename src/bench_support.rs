@@ -404,6 +404,8 @@ pub struct PreparedPlay {
     id: u64,
     sound: Arc<SoundData>,
     params: PlayParams,
+    /// A positioned play's cell in the table of positions.
+    cell: u32,
 }
 
 impl PreparedPlay {
@@ -414,7 +416,25 @@ impl PreparedPlay {
             id,
             sound: Arc::clone(&sound.data),
             params,
+            cell: crate::command::NO_EMITTER,
         }
+    }
+
+    /// As [`PreparedPlay::new`], for positioned `params`: its cell in
+    /// `engine`'s table of positions is claimed now, as `play` would
+    /// (the table is sent to the mixer with the first such play: render a
+    /// block before the first [`mixer_play`] of one).
+    pub fn positioned(
+        engine: &crate::Controller,
+        id: u64,
+        sound: &Sound,
+        params: PlayParams,
+    ) -> Result<PreparedPlay, crate::PlayError> {
+        let cell = engine.claim_for_bench(id, &params)?;
+        Ok(PreparedPlay {
+            cell,
+            ..PreparedPlay::new(id, sound, params)
+        })
     }
 }
 
@@ -422,9 +442,12 @@ impl PreparedPlay {
 /// choice, steal with fade-out tail, events), as `Mixer::process` does for
 /// each play command it drains.
 pub fn mixer_play(mixer: &mut Mixer, play: PreparedPlay) {
-    let params = (play.params)
+    let mut params = (play.params)
         .validate(mixer.engine_id())
         .expect("valid params");
+    if let Some(at) = params.emitter.as_mut() {
+        at.cell = play.cell;
+    }
     mixer.play(play.id, play.sound, &params, None);
 }
 

@@ -492,6 +492,7 @@ impl PlayParams {
                     position: valid_vector("position", position)?,
                     velocity: valid_vector("velocity", self.velocity)?,
                     spatial: self.spatial.validate()?,
+                    cell: crate::command::NO_EMITTER,
                 }),
                 None => None,
             },

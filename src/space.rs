@@ -20,6 +20,7 @@
 //! | `doppler` | `0.0..=`[`MAX_DOPPLER`] (0: no pitch shift) | clamped | rejected |
 //! | `EngineSettings::speed_of_sound` | `1.0..=100_000.0` m/s | an engine error | an engine error |
 
+use crate::command::NO_EMITTER;
 use crate::error::PlayError;
 
 /// A vector in metres or metres per second.
@@ -185,6 +186,49 @@ pub(crate) struct ValidEmitter {
     pub(crate) position: Vec3,
     pub(crate) velocity: Vec3,
     pub(crate) spatial: ValidSpatial,
+    /// Its cell in the shared table of positions (given by the game side
+    /// as the play is sent), or [`NO_EMITTER`] before then.
+    pub(crate) cell: u32,
+}
+
+/// The audio side's record of one positioned play, kept in the emitter
+/// table at its cell: where it was when last read, its own volume and
+/// pitch (what `set_volume`, `fade_volume` and `set_pitch` set, before
+/// distance and doppler), and what the listener made of it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Emitter {
+    pub(crate) at: ValidEmitter,
+    pub(crate) volume: f32,
+    pub(crate) pitch: f32,
+    pub(crate) heard: Heard,
+    /// The cell's sequence when `at` was read from it.
+    pub(crate) seq: u32,
+}
+
+impl Emitter {
+    /// An unused record.
+    pub(crate) const NONE: Emitter = Emitter {
+        at: ValidEmitter {
+            position: [0.0; 3],
+            velocity: [0.0; 3],
+            spatial: ValidSpatial {
+                model: DistanceModel::None,
+                min: 1.0,
+                max: 1.0,
+                rolloff: 0.0,
+                doppler: 0.0,
+            },
+            cell: NO_EMITTER,
+        },
+        volume: 0.0,
+        pitch: 1.0,
+        heard: Heard {
+            gain: 0.0,
+            pan: 0.0,
+            doppler: 1.0,
+        },
+        seq: 0,
+    };
 }
 
 /// What the listener makes of an emitter now.
@@ -290,55 +334,56 @@ impl ValidSpatial {
     }
 }
 
-/// What `listener` hears of `emitter`, with sound at `speed` m/s.
+/// What `listener` hears of `emitter`, with sound at `speed` m/s. (Run
+/// for every moving voice every block: one square root and three
+/// divisions.)
+#[inline]
 pub(crate) fn hear(listener: &ValidListener, emitter: &ValidEmitter, speed: f32) -> Heard {
     let to_source = sub(emitter.position, listener.position);
     let distance = length(to_source);
     let spatial = &emitter.spatial;
-    let (pan, doppler) = match normalized(to_source) {
-        Some(dir) => {
-            let pan = dot(dir, listener.right).clamp(-1.0, 1.0);
-            // OpenAL 1.1: along the unit vector from source to listener.
-            let u = [-dir[0], -dir[1], -dir[2]];
-            (
-                pan,
-                doppler_shift(spatial.doppler, speed, u, emitter, listener),
-            )
-        }
-        None => (0.0, 1.0),
-    };
-    Heard {
-        gain: spatial.gain(distance),
-        pan,
-        doppler,
+    let gain = spatial.gain(distance);
+    // Too close (or too far for `f32`) to have a direction: centred, no
+    // shift.
+    if !(distance.is_finite() && distance > 1e-12) {
+        return Heard {
+            gain,
+            pan: 0.0,
+            doppler: 1.0,
+        };
     }
+    let inv = 1.0 / distance;
+    let pan = (dot(to_source, listener.right) * inv).clamp(-1.0, 1.0);
+    let still = emitter.velocity == [0.0; 3] && listener.velocity == [0.0; 3];
+    let doppler = if spatial.doppler <= 0.0 || speed <= 0.0 || still {
+        1.0
+    } else {
+        // OpenAL 1.1: speeds along the unit vector from source to
+        // listener, `-to_source / distance`.
+        let along = |v: Vec3| -dot(to_source, v) * inv;
+        doppler_shift(
+            spatial.doppler,
+            speed,
+            along(emitter.velocity),
+            along(listener.velocity),
+        )
+    };
+    Heard { gain, pan, doppler }
 }
 
 /// `(c - D vl) / (c - D vs)` with `vs`, `vl` the source's and listener's
-/// speeds along `u` (source to listener), each clamped below `c / D`, the
-/// result kept within [`MAX_DOPPLER_SHIFT`] either way.
-fn doppler_shift(
-    factor: f32,
-    speed: f32,
-    u: Vec3,
-    emitter: &ValidEmitter,
-    listener: &ValidListener,
-) -> f32 {
-    if factor <= 0.0 || speed <= 0.0 {
-        return 1.0;
-    }
-    let limit = speed / factor;
-    let vs = dot(u, emitter.velocity).min(limit);
-    let vl = dot(u, listener.velocity).min(limit);
-    let num = speed - factor * vl;
-    let den = speed - factor * vs;
-    let lo = 1.0 / MAX_DOPPLER_SHIFT;
-    if den <= num / MAX_DOPPLER_SHIFT {
+/// speeds toward the listener, each clamped below `c / D`, the result kept
+/// within [`MAX_DOPPLER_SHIFT`] either way.
+fn doppler_shift(factor: f32, speed: f32, vs: f32, vl: f32) -> f32 {
+    // `D v` clamped to `c`: `v` clamped to `c / D`, without dividing.
+    let num = speed - (factor * vl).min(speed);
+    let den = speed - (factor * vs).min(speed);
+    if den * MAX_DOPPLER_SHIFT <= num {
         return MAX_DOPPLER_SHIFT;
     }
     let shift = num / den;
     if shift.is_finite() {
-        shift.clamp(lo, MAX_DOPPLER_SHIFT)
+        shift.clamp(1.0 / MAX_DOPPLER_SHIFT, MAX_DOPPLER_SHIFT)
     } else {
         1.0
     }
@@ -446,6 +491,7 @@ mod tests {
                 position: [0.0, 0.0, -10.0],
                 velocity: [0.0, 0.0, v], // toward the listener for v > 0
                 spatial: spatial(DistanceModel::Inverse),
+                cell: NO_EMITTER,
             };
             let h = hear(&l, &e, DEFAULT_SPEED_OF_SOUND);
             assert!(h.doppler.is_finite() && h.doppler > 0.0, "{v}: {h:?}");

@@ -5,7 +5,7 @@
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
-use super::MASTER_BUS;
+use super::{MASTER_BUS, NO_EMITTER};
 
 /// Names one `play` call. `Copy + Eq + Hash`; unique per play for the life of
 /// the engine, and never equal to a handle of another engine: it carries the
@@ -31,9 +31,14 @@ use super::MASTER_BUS;
 /// assert!(owner.is_empty());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy)]
 pub struct VoiceHandle {
     engine: u32,
+    /// A positioned play's cell in the table of positions, so that moving
+    /// it takes no lock and no lookup; [`NO_EMITTER`] otherwise, and in
+    /// handles made on the audio side (events). Not part of the handle's
+    /// identity: equality, order and hash are the engine's and the id's.
+    emitter: u32,
     id: u64,
 }
 
@@ -41,8 +46,23 @@ impl VoiceHandle {
     pub(crate) fn new(engine: EngineId, id: u64) -> VoiceHandle {
         VoiceHandle {
             engine: engine.0,
+            emitter: NO_EMITTER,
             id,
         }
+    }
+
+    /// This handle, knowing its play's cell in the table of positions.
+    pub(crate) fn with_emitter(self, emitter: u32) -> VoiceHandle {
+        VoiceHandle { emitter, ..self }
+    }
+
+    /// Its play's cell in the table of positions, if the handle knows it.
+    pub(crate) fn emitter(self) -> Option<u32> {
+        (self.emitter != NO_EMITTER).then_some(self.emitter)
+    }
+
+    fn key(self) -> (u32, u64) {
+        (self.engine, self.id)
     }
 
     /// The id of the play call, counting from 1 in the order plays were
@@ -64,6 +84,41 @@ impl VoiceHandle {
     /// The play id, if this handle was issued by `engine`.
     pub(crate) fn id_in(self, engine: EngineId) -> Option<u64> {
         (self.engine == engine.0).then_some(self.id)
+    }
+}
+
+impl PartialEq for VoiceHandle {
+    fn eq(&self, other: &VoiceHandle) -> bool {
+        self.key() == other.key()
+    }
+}
+
+impl Eq for VoiceHandle {}
+
+impl std::hash::Hash for VoiceHandle {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.key().hash(state);
+    }
+}
+
+impl PartialOrd for VoiceHandle {
+    fn partial_cmp(&self, other: &VoiceHandle) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for VoiceHandle {
+    fn cmp(&self, other: &VoiceHandle) -> std::cmp::Ordering {
+        self.key().cmp(&other.key())
+    }
+}
+
+impl std::fmt::Debug for VoiceHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VoiceHandle")
+            .field("engine", &self.engine)
+            .field("id", &self.id)
+            .finish()
     }
 }
 

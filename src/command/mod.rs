@@ -9,12 +9,14 @@
 use std::sync::Arc;
 
 use crate::sound::SoundData;
-use crate::space::{ValidEmitter, ValidListener, Vec3};
+use crate::space::{ValidEmitter, ValidListener};
 
 mod handles;
+mod positions;
 
 pub(crate) use handles::EngineId;
 pub use handles::{BusHandle, GroupHandle, VoiceHandle};
+pub(crate) use positions::{EmitterTable, Positions, NO_EMITTER};
 
 /// The master bus's index: every engine's bus 0.
 pub(crate) const MASTER_BUS: u16 = 0;
@@ -129,13 +131,9 @@ pub(crate) enum Command {
     SetListener {
         listener: ValidListener,
     },
-    /// Where a positioned voice plays from and how it moves (nothing for a
-    /// voice that is not positioned).
-    SetPosition {
-        id: u64,
-        position: Vec3,
-        velocity: Vec3,
-    },
+    /// The table of emitters, made on the game side with the first
+    /// positioned play and sent ahead of it; the audio side keeps it.
+    Emitters(Box<EmitterTable>),
     ResumeBus {
         bus: u16,
     },

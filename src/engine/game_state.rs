@@ -43,6 +43,8 @@ pub(super) struct GameState {
     pub(super) prune_at: usize,
     /// Stream slots and the loader.
     pub(super) streams: super::streams::StreamSlots,
+    /// The emitter table's cells, once a positioned play was made.
+    pub(super) space: Option<super::space::GameSpace>,
 }
 
 impl GameState {

@@ -18,13 +18,13 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::ops::Deref;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use crossbeam_channel::{Sender, TrySendError};
 use ringbuf::traits::{Observer, Split};
 use ringbuf::{HeapProd, HeapRb};
 
-use crate::command::{Command, EngineId, TimedEvent, VoiceHandle};
+use crate::command::{Command, EngineId, Positions, TimedEvent, VoiceHandle, NO_EMITTER};
 pub use crate::error::{EngineError, PlayError};
 use crate::mixer::Mixer;
 use crate::params::{valid_pan, valid_pitch, valid_volume, PlayParams};
@@ -46,6 +46,13 @@ struct Shared {
     /// `EngineSettings::groups` and `buses`.
     max_groups: usize,
     max_buses: usize,
+    /// Cells in the table of positions: one for every play the audio side
+    /// can hold (voices, virtual voices, a newcomer before its victim lets
+    /// go) and every play the command queue can.
+    emitter_cells: usize,
+    /// The table of positions, once the first positioned play made it:
+    /// read by `set_position` without the lock.
+    positions: OnceLock<Arc<Positions>>,
     game: Mutex<GameState>,
 }
 
@@ -132,16 +139,20 @@ impl Controller {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn play(&self, sound: &Sound, params: PlayParams) -> Result<VoiceHandle, PlayError> {
-        let params = params.validate(self.shared.engine)?;
+        let mut params = params.validate(self.shared.engine)?;
         let mut game = self.game()?;
         // Under the lock: ids go out in the order their plays are sent,
         // which `stop_all` relies on (see `GameState::stopped_below`).
         let id = self.shared.next_id.fetch_add(1, Relaxed);
-        let stream = match &sound.data.stream {
-            Some(source) => Some((
-                self.play_stream(&mut game, id, sound, source, params)?,
-                Arc::clone(source),
-            )),
+        let mut emitter = NO_EMITTER;
+        if let Some(at) = params.emitter.as_mut() {
+            at.cell = self.claim_cell(&mut game, id, at)?;
+            emitter = at.cell;
+        }
+        let sent = match &sound.data.stream {
+            Some(source) => self
+                .play_stream(&mut game, id, sound, source, params)
+                .map(|slot| Some((slot, Arc::clone(source)))),
             None => {
                 game.keep(&sound.data);
                 if params.looping {
@@ -154,8 +165,17 @@ impl Controller {
                     sound: Arc::clone(&sound.data),
                     params,
                     stream: None,
-                })?;
-                None
+                })
+                .map(|()| None)
+            }
+        };
+        let stream = match sent {
+            Ok(stream) => stream,
+            Err(e) => {
+                if let Some(space) = game.space.as_mut() {
+                    space.give_back(emitter);
+                }
+                return Err(e);
             }
         };
         let info = PlayInfo {
@@ -166,9 +186,10 @@ impl Controller {
             looping: params.looping,
             stream,
             stopping: false,
+            emitter,
         };
         game.live.insert(id, info);
-        Ok(VoiceHandle::new(self.shared.engine, id))
+        Ok(VoiceHandle::new(self.shared.engine, id).with_emitter(emitter))
     }
 
     /// The engine's clock: output frames the audio side has rendered, as of
@@ -424,6 +445,11 @@ impl Engine {
             rate: out_rate,
             max_groups: settings.groups,
             max_buses: settings.buses,
+            emitter_cells: settings.voices
+                + settings.virtual_voices
+                + settings.command_capacity
+                + 1,
+            positions: OnceLock::new(),
             game: Mutex::new(GameState {
                 events: cons,
                 stream_events: None,
@@ -455,6 +481,7 @@ impl Engine {
                 in_flight: Vec::new(),
                 prune_at: 16,
                 streams: stream_slots,
+                space: None,
             }),
         });
         Ok((
@@ -524,7 +551,15 @@ impl Engine {
             .stream_events
             .as_ref()
             .map_or(0, |q| q.capacity().get() * size_of::<TimedEvent>());
-        commands + events + backlog + live + sounds + stream_errors + game.streams.memory_bytes()
+        let space = game.space.as_ref().map_or(0, |s| s.memory_bytes());
+        commands
+            + events
+            + backlog
+            + live
+            + sounds
+            + stream_errors
+            + game.streams.memory_bytes()
+            + space
     }
 
     /// Runs the stream loader on the calling thread, from [`Engine::pump_streams`]

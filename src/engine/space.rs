@@ -2,11 +2,117 @@
 //! listener is, and where a positioned play sounds from. Validated here;
 //! the audio side turns them into gain, pan and pitch ramps, a block at a
 //! time (see [`crate::space`]).
+//!
+//! The listener travels as a command. Positions do not: each positioned
+//! play owns a cell of a shared table ([`Positions`]), named by its
+//! handle, and `set_position` writes there with no lock and no command,
+//! so that a game can move thousands of emitters a frame. [`GameSpace`]
+//! hands the cells out (under the game-state mutex) and takes them back
+//! as the audio side gives them up.
 
+use std::sync::Arc;
+
+use ringbuf::traits::{Consumer, Split};
+use ringbuf::{HeapCons, HeapRb};
+
+use super::game_state::GameState;
 use super::Controller;
-use crate::command::{Command, VoiceHandle};
+use crate::command::{Command, EmitterTable, Positions, VoiceHandle, NO_EMITTER};
 use crate::error::PlayError;
-use crate::space::{valid_vector, Listener};
+use crate::space::{valid_vector, Emitter, Listener, ValidEmitter};
+
+/// The game side of the emitter table: the cells free to give to a new
+/// positioned play, and the queue on which the audio side gives them back.
+pub(super) struct GameSpace {
+    positions: Arc<Positions>,
+    free: Vec<u32>,
+    returns: HeapCons<u32>,
+}
+
+impl GameSpace {
+    /// A table of `cells` cells: the game side's part, and the audio
+    /// side's (to be sent to it).
+    fn make(cells: usize) -> (GameSpace, EmitterTable) {
+        let positions = Arc::new(Positions::new(cells));
+        let (prod, cons) = HeapRb::<u32>::new(cells.max(1)).split();
+        let game = GameSpace {
+            positions: Arc::clone(&positions),
+            // Handed out from cell 0 up.
+            free: (0..cells as u32).rev().collect(),
+            returns: cons,
+        };
+        let table = EmitterTable {
+            positions,
+            records: vec![Emitter::NONE; cells].into_boxed_slice(),
+            returns: prod,
+        };
+        (game, table)
+    }
+
+    /// A free cell, or `None` if every cell is held (it never is: there is
+    /// one for every play the audio side can hold and every command the
+    /// queue can).
+    fn take(&mut self) -> Option<u32> {
+        if self.free.is_empty() {
+            while let Some(cell) = self.returns.try_pop() {
+                self.free.push(cell);
+            }
+        }
+        self.free.pop()
+    }
+
+    /// A cell whose play was never sent.
+    pub(super) fn give_back(&mut self, cell: u32) {
+        if cell != NO_EMITTER {
+            self.free.push(cell);
+        }
+    }
+
+    pub(super) fn memory_bytes(&self) -> usize {
+        self.positions.memory_bytes() + 2 * self.free.capacity() * std::mem::size_of::<u32>()
+    }
+}
+
+impl Controller {
+    /// A cell for play `id` made outside the engine (the bench hooks'
+    /// prepared plays), as `play` would claim it; `NO_EMITTER` if `params`
+    /// are not positioned.
+    #[cfg(feature = "hooks")]
+    pub(crate) fn claim_for_bench(
+        &self,
+        id: u64,
+        params: &crate::PlayParams,
+    ) -> Result<u32, PlayError> {
+        let params = params.validate(self.shared.engine)?;
+        let Some(at) = params.emitter else {
+            return Ok(NO_EMITTER);
+        };
+        let mut game = self.game()?;
+        self.claim_cell(&mut game, id, &at)
+    }
+
+    /// Play `id`, positioned at `at`, gets a cell of the table of
+    /// positions (the table is made, and sent to the audio side, with the
+    /// first positioned play); its cell, written where `at` says.
+    pub(super) fn claim_cell(
+        &self,
+        game: &mut GameState,
+        id: u64,
+        at: &ValidEmitter,
+    ) -> Result<u32, PlayError> {
+        if game.space.is_none() {
+            let (space, table) = GameSpace::make(self.shared.emitter_cells);
+            self.send(Command::Emitters(Box::new(table)))?;
+            // Set only here, under the lock, once.
+            let _ = self.shared.positions.set(Arc::clone(&space.positions));
+            game.space = Some(space);
+        }
+        let space = game.space.as_mut().ok_or(PlayError::QueueFull)?;
+        let cell = space.take().ok_or(PlayError::QueueFull)?;
+        space.positions.claim(cell, id, at.position, at.velocity);
+        Ok(cell)
+    }
+}
 
 impl Controller {
     /// Moves the listener: its position, the way it faces, which way is
@@ -42,7 +148,14 @@ impl Controller {
     /// [`crate::PlayParams::position`]) glides there over the next block;
     /// for a play that is not positioned, as for a stale or foreign
     /// handle, it does nothing. A NaN or infinite component is
-    /// [`PlayError::InvalidParameter`], and nothing is sent.
+    /// [`PlayError::InvalidParameter`], and nothing is written;
+    /// [`PlayError::EngineStopped`] once the audio side is gone.
+    ///
+    /// Cheap enough for every emitter every frame: it sends no command
+    /// (so it never meets a full queue) and takes no lock. It writes the
+    /// play's own cell in a table the audio side reads at each block; the
+    /// last write before a block is the one heard. (Unlike the other
+    /// calls, it does not read the audio side's events on the way.)
     ///
     /// ```
     /// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
@@ -65,10 +178,24 @@ impl Controller {
     ) -> Result<(), PlayError> {
         let position = valid_vector("position", position.into())?;
         let velocity = valid_vector("velocity", velocity.into())?;
-        self.send_if_live(voice, |id| Command::SetPosition {
-            id,
-            position,
-            velocity,
-        })
+        if self.shared.counters.mixer_gone() {
+            return Err(PlayError::EngineStopped);
+        }
+        let (Some(id), Some(positions)) =
+            (voice.id_in(self.shared.engine), self.shared.positions.get())
+        else {
+            return Ok(());
+        };
+        let cell = match voice.emitter() {
+            Some(cell) => cell,
+            // A handle made on the audio side (from an event): look its
+            // play up.
+            None => match self.lock().live.get(&id) {
+                Some(info) if info.emitter != NO_EMITTER => info.emitter,
+                _ => return Ok(()),
+            },
+        };
+        positions.write(cell, id, position, velocity);
+        Ok(())
     }
 }

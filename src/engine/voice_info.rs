@@ -75,6 +75,8 @@ pub(crate) struct PlayInfo {
     pub(crate) stream: Option<(usize, Arc<crate::sound::stream::StreamSource>)>,
     /// `stop` was sent for it: no longer playing for the game.
     pub(crate) stopping: bool,
+    /// Its cell in the table of positions, or `NO_EMITTER`.
+    pub(crate) emitter: u32,
 }
 
 impl PlayInfo {

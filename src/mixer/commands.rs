@@ -57,15 +57,7 @@ impl Mixer {
                     self.update(id, |v| v.set_pitch(pitch, rate));
                 }
                 Command::SetListener { listener } => self.space.set_listener(listener),
-                Command::SetPosition {
-                    id,
-                    position,
-                    velocity,
-                } => {
-                    if let Some(e) = self.emitter_of(id) {
-                        self.space.set_position(e, position, velocity);
-                    }
-                }
+                Command::Emitters(table) => self.space.install(table),
                 Command::StopAll => {
                     // Stolen voices still fading out are stopped too (a
                     // shorter fade wins; see `Voice::stop`).

@@ -187,12 +187,7 @@ impl Mixer {
             buses_resumed: false,
             next_swap: 0,
             tails: Tails::new(settings.voices),
-            // One entry more than there can be plays: a newcomer takes its
-            // entry before the voice it steals (or drops) lets go of one.
-            space: space::Space::new(
-                settings.voices + settings.virtual_voices + 1,
-                settings.speed_of_sound,
-            ),
+            space: space::Space::new(settings.speed_of_sound),
             prefetch: Prefetch::new(),
             streams,
             audibility: Audibility::new(out_rate),

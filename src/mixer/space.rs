@@ -1,40 +1,32 @@
-//! Positioned voices on the audio side: the listener, the table of
-//! emitters (where each positioned play is, how it moves, and its own
-//! volume and pitch, which distance and doppler scale), and the pass that
-//! turns them into gain, pan and pitch ramps at the start of each block.
+//! Positioned voices on the audio side: the listener, the emitter table
+//! (the cells the game writes positions into, and a record per cell of
+//! where its play was last read to be, its own volume and pitch, which
+//! distance and doppler scale, and what the listener made of it), and the
+//! pass that turns them into gain, pan and pitch ramps at the start of each
+//! block.
 //!
-//! A voice's [`Identity::emitter`] names its entry, so the entry follows the
-//! voice through slots, the virtual pool and back; it is released when the
-//! play ends for good (ended, stolen, rejected, dropped).
+//! A voice's [`Identity::emitter`] names its cell, so the cell follows the
+//! voice through slots, the virtual pool and back; it goes back to the game
+//! side when the play ends for good (ended, stolen, rejected, dropped).
 //!
-//! Real-time contract: the table is allocated once (one entry for every
-//! voice and virtual voice there can be); the pass is one read of each
-//! slot's identity and a few dozen flops per positioned voice, and runs
-//! only while some play is positioned. Nothing allocates, locks or panics.
+//! Real-time contract: the table is made on the game side and arrives in a
+//! command with the first positioned play; it is kept, never freed here.
+//! The pass reads each sounding positioned voice's cell sequence (an atomic
+//! load) and re-hears it, a few dozen flops, only if it or the listener
+//! moved; virtual voices are read only when ranked or brought back. It runs
+//! only while some play is positioned. Nothing allocates, locks, waits or
+//! panics.
 
-use crate::command::ValidParams;
+use ringbuf::traits::Producer;
+
+use crate::command::{EmitterTable, ValidParams};
 use crate::params::{MAX_PITCH, MIN_PITCH};
 use crate::render::voice::Voice;
-use crate::space::{hear, length, sub, Heard, ValidEmitter, ValidListener, Vec3};
+use crate::space::{hear, length, sub, Emitter, ValidListener, Vec3};
 use crate::voices::audibility::{Ahead, HORIZONS};
-use crate::voices::free_list::FreeList;
 use crate::voices::{Identity, NO_EMITTER};
 
 use super::Mixer;
-
-/// One positioned play.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Emitter {
-    pub(super) at: ValidEmitter,
-    /// The play's own volume and pitch (what `set_volume`, `fade_volume`
-    /// and `set_pitch` set), before distance and doppler.
-    pub(super) volume: f32,
-    pub(super) pitch: f32,
-    /// What the listener made of it when it was last applied.
-    pub(super) heard: Heard,
-    /// Moved since it was last applied.
-    pub(super) moved: bool,
-}
 
 impl Emitter {
     /// The voice's volume, pan and pitch as heard.
@@ -50,67 +42,123 @@ pub(super) struct Space {
     /// The listener moved since the last block's pass.
     listener_moved: bool,
     speed: f32,
-    emitters: FreeList<Emitter>,
+    /// Arrives with the first positioned play.
+    table: Option<Box<EmitterTable>>,
+    /// Records in use: positioned plays now.
+    live: usize,
 }
 
 impl Space {
-    /// Room for `capacity` positioned plays at once; sound at `speed` m/s.
-    pub(super) fn new(capacity: usize, speed: f32) -> Space {
+    /// Sound at `speed` m/s; no emitter table yet.
+    pub(super) fn new(speed: f32) -> Space {
         Space {
             listener: ValidListener::default(),
             listener_moved: false,
             speed,
-            emitters: FreeList::new(capacity),
+            table: None,
+            live: 0,
+        }
+    }
+
+    /// Keeps the table the game side made (once: a second would be a
+    /// bug on the game side, and is leaked rather than freed here).
+    pub(super) fn install(&mut self, table: Box<EmitterTable>) {
+        if self.table.is_none() {
+            self.table = Some(table);
+        } else {
+            std::mem::forget(table);
         }
     }
 
     pub(super) fn memory_bytes(&self) -> usize {
-        self.emitters.memory_bytes()
+        self.table.as_ref().map_or(0, |t| {
+            std::mem::size_of_val(&*t.records)
+                + t.positions.memory_bytes()
+                + t.records.len() * std::mem::size_of::<u32>()
+        })
     }
 
     /// Positioned plays now.
     pub(super) fn live(&self) -> usize {
-        self.emitters.live()
+        self.live
     }
 
-    fn hear(&self, at: &ValidEmitter) -> Heard {
-        hear(&self.listener, at, self.speed)
+    /// The record at cell `e`, brought up to date with where the game
+    /// last put it (kept as it was while a writer is at the cell).
+    fn fresh(&mut self, e: u32) -> Option<&mut Emitter> {
+        let t = self.table.as_mut()?;
+        let x = t.records.get_mut(e as usize)?;
+        if t.positions.seq(e) != x.seq {
+            if let Some(r) = t.positions.read(e) {
+                x.at.position = r.position;
+                x.at.velocity = r.velocity;
+                x.seq = r.seq;
+            }
+        }
+        Some(x)
     }
 
-    /// A new positioned play: its entry, and `params` as heard. (The table
-    /// has an entry for every play there can be, plus the newcomer's before
-    /// its victim lets go: it is never full here; were it, the play would
-    /// sound unpositioned rather than fail.)
+    /// Whether cell `e` was written since its record was read.
+    fn moved(&self, e: u32) -> bool {
+        let Some(t) = self.table.as_ref() else {
+            return false;
+        };
+        t.records
+            .get(e as usize)
+            .is_some_and(|x| t.positions.seq(e) != x.seq)
+    }
+
+    fn record(&self, e: u32) -> Option<&Emitter> {
+        self.table.as_ref()?.records.get(e as usize)
+    }
+
+    /// A new positioned play: its cell, and `params` as heard. (A play
+    /// whose cell is unknown here sounds unpositioned rather than fail.)
     pub(super) fn admit(&mut self, params: &ValidParams) -> (u32, ValidParams) {
         let Some(at) = params.emitter else {
             return (NO_EMITTER, *params);
         };
-        let emitter = Emitter {
+        let (listener, speed) = (self.listener, self.speed);
+        let Some(x) = self
+            .table
+            .as_mut()
+            .and_then(|t| t.records.get_mut(at.cell as usize))
+        else {
+            return (NO_EMITTER, *params);
+        };
+        *x = Emitter {
             at,
             volume: params.volume,
             pitch: params.pitch,
-            heard: self.hear(&at),
-            moved: false,
+            heard: hear(&listener, &at, speed),
+            // Never a cell's: whatever the game wrote since it sent the
+            // play is read now.
+            seq: 1,
         };
-        let (volume, pan, pitch) = emitter.applied();
-        match self.emitters.acquire(emitter) {
-            Ok(e) => (
-                e as u32,
-                ValidParams {
-                    volume,
-                    pan,
-                    pitch,
-                    ..*params
-                },
-            ),
-            Err(_) => (NO_EMITTER, *params),
-        }
+        let Some(x) = self.fresh(at.cell) else {
+            return (NO_EMITTER, *params);
+        };
+        x.heard = hear(&listener, &x.at, speed);
+        let (volume, pan, pitch) = x.applied();
+        self.live += 1;
+        (
+            at.cell,
+            ValidParams {
+                volume,
+                pan,
+                pitch,
+                ..*params
+            },
+        )
     }
 
-    /// The play holding entry `e` is over.
+    /// The play holding cell `e` is over: the cell goes back to the game.
     pub(super) fn release(&mut self, e: u32) {
-        if e != NO_EMITTER {
-            self.emitters.release(e as usize);
+        if let (true, Some(t)) = (e != NO_EMITTER, self.table.as_mut()) {
+            self.live = self.live.saturating_sub(1);
+            // Room for every cell: this cannot fail (were it to, the cell
+            // would only be lost to later plays).
+            let _ = t.returns.try_push(e);
         }
     }
 
@@ -119,37 +167,25 @@ impl Space {
         self.listener_moved = true;
     }
 
-    pub(super) fn set_position(&mut self, e: u32, position: Vec3, velocity: Vec3) {
-        if let Some(x) = self.emitters.get_mut(e as usize) {
-            x.at.position = position;
-            x.at.velocity = velocity;
-            x.moved = true;
-        }
-    }
-
-    fn moved(&self, e: u32) -> bool {
-        self.emitters.get(e as usize).is_some_and(|x| x.moved)
-    }
-
-    /// Sets entry `e`'s own volume; the voice's volume as heard.
+    /// Sets cell `e`'s own volume; the voice's volume as heard.
     pub(super) fn set_volume(&mut self, e: u32, volume: f32) -> Option<f32> {
-        let x = self.emitters.get_mut(e as usize)?;
+        let x = self.table.as_mut()?.records.get_mut(e as usize)?;
         x.volume = volume;
         Some(x.applied().0)
     }
 
-    /// Sets entry `e`'s own pitch; the voice's pitch as heard.
+    /// Sets cell `e`'s own pitch; the voice's pitch as heard.
     pub(super) fn set_pitch(&mut self, e: u32, pitch: f32) -> Option<f32> {
-        let x = self.emitters.get_mut(e as usize)?;
+        let x = self.table.as_mut()?.records.get_mut(e as usize)?;
         x.pitch = pitch;
         Some(x.applied().2)
     }
 
-    /// Where entry `e` will be over each horizon stealing looks at (at
-    /// its middle, the emitter and the listener moving on at their
+    /// Where cell `e`'s play will be over each horizon stealing looks at
+    /// (at its middle, the emitter and the listener moving on at their
     /// velocities), as a factor on its power gain against now.
     pub(super) fn ahead(&self, e: u32) -> Ahead {
-        let Some(x) = self.emitters.get(e as usize) else {
+        let Some(x) = self.record(e) else {
             return Ahead::STILL;
         };
         let now = x.heard.gain;
@@ -169,21 +205,28 @@ impl Space {
         }))
     }
 
-    /// Hears entry `e` again and applies it to `voice`, its gains, pan and
-    /// pitch reached over `ramp` frames.
+    /// Hears cell `e`'s play where the game last put it and applies it
+    /// to `voice`, its gains, pan and pitch reached over `ramp` frames.
     pub(super) fn apply(&mut self, e: u32, voice: &mut Voice, ramp: u32, out_rate: u32) {
-        let speed = self.speed;
-        let listener = self.listener;
-        let Some(x) = self.emitters.get_mut(e as usize) else {
+        self.follow(e, voice, ramp, out_rate, true);
+    }
+
+    /// As [`Space::apply`], only if the game moved the play since it was
+    /// last read (or `always`).
+    fn follow(&mut self, e: u32, voice: &mut Voice, ramp: u32, out_rate: u32, always: bool) {
+        let (listener, speed) = (self.listener, self.speed);
+        if !always && !self.moved(e) {
+            return;
+        }
+        let Some(x) = self.fresh(e) else {
             return;
         };
         x.heard = hear(&listener, &x.at, speed);
-        x.moved = false;
         let (volume, pan, pitch) = x.applied();
         voice.set_spatial(volume, pan, pitch, ramp, out_rate);
     }
 
-    /// Checks that every live entry is named by exactly one identity
+    /// Checks that every record in use is named by exactly one identity
     /// (tests and soak runs).
     #[cfg(any(test, feature = "hooks"))]
     pub(super) fn check(&self, named: usize) -> Result<(), String> {
@@ -229,8 +272,8 @@ impl Mixer {
         let (space, out_rate) = (&mut self.space, self.out_rate);
         let all = std::mem::take(&mut space.listener_moved);
         self.pool.each_live(|who, v| {
-            if who.emitter != NO_EMITTER && (all || space.moved(who.emitter)) {
-                space.apply(who.emitter, v, ramp, out_rate);
+            if who.emitter != NO_EMITTER {
+                space.follow(who.emitter, v, ramp, out_rate, all);
             }
         });
     }

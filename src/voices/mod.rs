@@ -52,7 +52,7 @@ pub(crate) struct Identity {
 }
 
 /// [`Identity::emitter`] of a play that is not positioned.
-pub(crate) const NO_EMITTER: u32 = u32::MAX;
+pub(crate) use crate::command::NO_EMITTER;
 
 impl Identity {
     const NOBODY: Identity = Identity {
