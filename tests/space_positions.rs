@@ -50,7 +50,7 @@ fn emitters(away: f32) -> (OfflineEngine, Vec<voicepool::VoiceHandle>) {
 #[test]
 fn a_frame_moving_thousands_of_emitters_never_meets_a_full_queue() {
     let (mut e, handles) = emitters(0.0);
-    let before = peak(&e.render(480));
+    let before = peak(e.render(480));
     // Every frame, every emitter moves: 1 km further ahead by the last.
     for frame in 1..=10 {
         let out = frame as f32 * 100.0;
@@ -67,12 +67,12 @@ fn a_frame_moving_thousands_of_emitters_never_meets_a_full_queue() {
         e.set_position(h, [x, y, z - 1_000.0], [0.0; 3]).unwrap();
     }
     e.render(4_800);
-    let after = peak(&e.render(480));
+    let after = peak(e.render(480));
     assert_eq!(e.stats().dropped_commands, 0);
     assert!(handles.iter().all(|&h| e.is_playing(h)));
     // As loud as the same scene started 1 km away.
     let (mut there, _) = emitters(1_000.0);
-    let want = peak(&there.render(480));
+    let want = peak(there.render(480));
     assert!(after < before / 10.0, "{before} -> {after}");
     let db = 20.0 * (after / want).log10();
     assert!(db.abs() < 0.1, "{after} against {want}: {db:.2} dB");
@@ -146,7 +146,7 @@ fn a_handle_from_an_event_moves_its_play() {
         )
         .unwrap();
     e.render(960);
-    let near = peak(&e.render(480));
+    let near = peak(e.render(480));
     let from_event = e
         .drain_events()
         .find_map(|ev| match ev {
@@ -158,7 +158,7 @@ fn a_handle_from_an_event_moves_its_play() {
     e.set_position(from_event, [0.0, 0.0, -10.0], [0.0; 3])
         .unwrap();
     e.render(960);
-    let far = peak(&e.render(480));
+    let far = peak(e.render(480));
     let db = 20.0 * (far / near).log10();
     assert!((db + 20.0).abs() < 0.1, "{near} -> {far}: {db:.2} dB");
 }
