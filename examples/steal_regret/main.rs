@@ -5,11 +5,19 @@
 //! future takes the least loss; a choice's *regret* is how much more it
 //! loses than the oracle, in dB.
 //!
-//! Three rankings are scored on the same states (those of a run with
+//! Four rankings are scored on the same states (those of a run with
 //! `StealPolicy::Quietest`): the engine's own choice, the oldest candidate
-//! (`StealPolicy::Oldest`), and the lowest *set* volume, ties to the oldest
-//! (how FMOD, Wwise and Unreal rank). Oracles look 100 ms, 300 ms and 1 s
-//! ahead; the 300 ms one is the headline.
+//! (`StealPolicy::Oldest`), the lowest *set* volume, ties to the oldest
+//! (how FMOD, Wwise and Unreal rank 2D voices), and the lowest set volume
+//! times the distance gain where the voice is now (how FMOD and Wwise rank
+//! 3D voices). Oracles look 100 ms, 300 ms and 1 s ahead; the 300 ms one is
+//! the headline.
+//!
+//! Two scenarios are in space: traffic (vehicles passing on roads among
+//! fountains and fires) and incoming (projectiles flying at the listener
+//! among near and far torches). The game moves every positioned play every
+//! block; a voice's future, rendered alone, moves the same way, so the
+//! oracle knows each voice's actual future gain.
 //!
 //! ```text
 //! cargo run --release --example steal_regret            # all scenarios, 4 seeds
@@ -30,7 +38,7 @@ use voicepool::{
     EngineSettings, Event, OfflineEngine, PlayParams, Sound, StealPolicy, VoiceHandle,
 };
 
-#[path = "../tests/support/k_weighting.rs"]
+#[path = "../../tests/support/k_weighting.rs"]
 mod k_weighting;
 use k_weighting::k_weight;
 
@@ -89,137 +97,39 @@ fn mono(s: Vec<f32>, name: &str) -> Sound {
 }
 
 /// The synthesized sounds, varied by `rng`.
-mod synth {
-    use super::*;
+mod synth;
 
-    /// A crack, a gap of `lo..hi` seconds, an echo.
-    pub fn gunshot(rng: &mut Rng, lo: f32, hi: f32) -> Sound {
-        let gap = rng.range(lo, hi);
-        let crack = secs(0.04);
-        let mut s = vec![0.0; crack + secs(gap) + secs(0.3)];
-        for (i, v) in s.iter_mut().enumerate().take(crack) {
-            *v = rng.noise() * 0.9 * (-(i as f32) / secs(0.012) as f32).exp();
-        }
-        let echo_at = crack + secs(gap);
-        let mut echo: Vec<f32> = (0..secs(0.3))
-            .map(|i| rng.noise() * 0.35 * (-(i as f32) / secs(0.1) as f32).exp())
-            .collect();
-        low_pass(&mut echo, 2_500.0);
-        s[echo_at..].copy_from_slice(&echo);
-        mono(s, "gunshot")
-    }
-
-    /// A boom with a long rumbling tail.
-    pub fn explosion(rng: &mut Rng) -> Sound {
-        let mut s: Vec<f32> = (0..secs(2.5))
-            .map(|i| rng.noise() * (-(i as f32) / secs(0.5) as f32).exp())
-            .collect();
-        low_pass(&mut s, 400.0);
-        s.iter_mut().for_each(|v| *v *= 3.0);
-        mono(s, "explosion")
-    }
-
-    /// A vowel-like syllable: harmonics of `f0` under a smooth envelope.
-    fn syllable(f0: f32, len: usize, out: &mut Vec<f32>) {
-        for i in 0..len {
-            let t = i as f32 / RATE as f32;
-            let env = (std::f32::consts::PI * i as f32 / len as f32).sin();
-            let v: f32 = (1..=12)
-                .map(|h| {
-                    let f = f0 * h as f32;
-                    let formant = (-((f - 700.0) / 400.0).powi(2)).exp()
-                        + 0.6 * (-((f - 2_200.0) / 500.0).powi(2)).exp();
-                    (std::f32::consts::TAU * f * t).sin() * formant
-                })
-                .sum();
-            out.push(0.25 * env * v);
-        }
-    }
-
-    /// A line of dialogue: phrases of syllables, pauses between them.
-    pub fn dialogue(rng: &mut Rng) -> Sound {
-        let mut s = Vec::new();
-        let f0 = rng.range(110.0, 210.0);
-        for phrase in 0..rng.pick(3) + 2 {
-            if phrase > 0 {
-                s.extend(std::iter::repeat_n(0.0, secs(rng.range(0.15, 0.45))));
-            }
-            for _ in 0..rng.pick(5) + 3 {
-                syllable(
-                    f0 * rng.range(0.9, 1.15),
-                    secs(rng.range(0.08, 0.2)),
-                    &mut s,
-                );
-                s.extend(std::iter::repeat_n(0.0, secs(rng.range(0.01, 0.06))));
-            }
-        }
-        mono(s, "dialogue")
-    }
-
-    /// A pain cry opening with 40 to 160 ms of silence.
-    pub fn pain(rng: &mut Rng) -> Sound {
-        let mut s = vec![0.0; secs(rng.range(0.04, 0.16))];
-        syllable(rng.range(250.0, 350.0), secs(0.35), &mut s);
-        mono(s, "pain")
-    }
-
-    /// Glassy pings 90 ms apart (a sparkle burst).
-    pub fn ping_train(rng: &mut Rng) -> Sound {
-        let f = rng.range(2_500.0, 4_500.0);
-        let mut s = Vec::new();
-        for _ in 0..rng.pick(6) + 4 {
-            s.extend((0..secs(0.09)).map(|i| {
-                let t = i as f32 / RATE as f32;
-                0.5 * (std::f32::consts::TAU * f * t).sin() * (-t / 0.008).exp()
-            }));
-        }
-        mono(s, "pings")
-    }
-
-    /// Quiet for its first 200 ms, then swelling to full.
-    pub fn swell(rng: &mut Rng) -> Sound {
-        let f = rng.range(200.0, 600.0);
-        let s = (0..secs(2.0))
-            .map(|i| {
-                let t = i as f32 / RATE as f32;
-                let env = if t < 0.2 {
-                    0.01
-                } else {
-                    (0.01 + (t - 0.2) * 1.2).min(0.7)
-                };
-                env * ((std::f32::consts::TAU * f * t).sin() + 0.3 * rng.noise())
-            })
-            .collect();
-        mono(s, "swell")
-    }
-
-    /// Low rumble (mostly below 60 Hz), loopable.
-    pub fn rumble(rng: &mut Rng) -> Sound {
-        let mut s: Vec<f32> = (0..secs(3.0)).map(|_| rng.noise() * 4.0).collect();
-        low_pass(&mut s, 60.0);
-        low_pass(&mut s, 60.0);
-        mono(s, "rumble")
-    }
-
-    /// One footstep then silence: a running loop of steps `period` apart.
-    pub fn running(step: &Sound, period: f32) -> Sound {
-        let mut s: Vec<f32> = step
-            .samples()
-            .iter()
-            .step_by(step.channels() as usize)
-            .copied()
-            .collect();
-        s.resize(secs(period), 0.0);
-        mono(s, "running")
-    }
-}
-
-/// A play in a scenario: when (block), what, how, and its set volume.
+/// A play in a scenario: when (block), what, how, its set volume, and for
+/// a positioned play where it starts and its velocity (the game moves it
+/// on every block).
 struct Play {
     block: usize,
     sound: Sound,
     params: PlayParams,
     volume: f32,
+    motion: Option<([f32; 3], [f32; 3])>,
+}
+
+impl Play {
+    /// Where it is `frames` after it started, and its velocity.
+    fn place(&self, frames: u64) -> Option<([f32; 3], [f32; 3])> {
+        let (p, v) = self.motion?;
+        let t = frames as f32 / RATE as f32;
+        Some(([p[0] + v[0] * t, p[1] + v[1] * t, p[2] + v[2] * t], v))
+    }
+
+    /// Its set volume times the distance gain where it is `frames` after it
+    /// started (the default `Spatial`: inverse distance, 1 to 100 m): what
+    /// FMOD and Wwise rank a 3D voice by.
+    fn heard_now(&self, frames: u64) -> f32 {
+        let gain = self.place(frames).map_or(1.0, |(p, _)| {
+            let d = (p[0] * p[0] + p[1] * p[1] + p[2] * p[2])
+                .sqrt()
+                .clamp(1.0, 100.0);
+            1.0 / d
+        });
+        self.volume * gain
+    }
 }
 
 /// A play at `block` of `sound` at `volume`, panned by `params`.
@@ -229,6 +139,32 @@ fn at(block: usize, sound: Sound, volume: f32, params: PlayParams) -> Play {
         sound,
         params: params.volume(volume),
         volume,
+        motion: None,
+    }
+}
+
+/// A play at `block` of `sound` at `volume`, from `position` moving at
+/// `velocity`.
+fn moving(block: usize, sound: Sound, volume: f32, position: [f32; 3], velocity: [f32; 3]) -> Play {
+    let params = PlayParams::default().position(position).velocity(velocity);
+    Play {
+        motion: Some((position, velocity)),
+        ..at(block, sound, volume, params)
+    }
+}
+
+/// Moves every positioned play of `live` (handle, play) on to where it is
+/// `block` blocks into the scenario.
+fn move_on<'a>(
+    e: &OfflineEngine,
+    block: usize,
+    live: impl Iterator<Item = (VoiceHandle, &'a Play)>,
+) {
+    for (h, play) in live {
+        let frames = ((block - play.block) * BLOCK) as u64;
+        if let Some((p, v)) = play.place(frames) {
+            e.set_position(h, p, v).expect("a position");
+        }
     }
 }
 
@@ -359,6 +295,92 @@ fn scenarios(seed: u64, seconds: f32) -> Vec<(&'static str, usize, Vec<Play>)> {
         b += 4 + rng.pick(14);
     }
     all.push(("battle", 8, plays));
+
+    // Traffic: vehicles pass on roads 4 to 30 m away at 8 to 40 m/s, some
+    // coming, some going; fountains and fires stand 3 to 25 m away.
+    let mut plays = Vec::new();
+    for _ in 0..4 {
+        let angle = rng.range(0.0, std::f32::consts::TAU);
+        let d = rng.range(3.0, 25.0);
+        let fountain = synth::steady(&mut rng);
+        let mut p = moving(
+            0,
+            fountain,
+            rng.range(0.3, 0.8),
+            [d * angle.cos(), 0.0, d * angle.sin()],
+            [0.0; 3],
+        );
+        p.params = p.params.looping(true);
+        plays.push(p);
+    }
+    let mut b = 2;
+    while b < blocks {
+        let lane = rng.range(4.0, 30.0) * if rng.pick(2) == 0 { -1.0 } else { 1.0 };
+        let speed = rng.range(8.0, 40.0);
+        // Starts up to 80 m up the road, heading along it.
+        let from = rng.range(-80.0, 80.0);
+        let dir = if rng.pick(2) == 0 {
+            -from.signum()
+        } else {
+            from.signum()
+        };
+        let car = synth::engine(&mut rng);
+        plays.push(moving(
+            b,
+            car,
+            rng.range(0.5, 1.0),
+            [from, 0.0, lane],
+            [dir * speed, 0.0, 0.0],
+        ));
+        b += 20 + rng.pick(40);
+    }
+    all.push(("traffic", 4, plays));
+
+    // Incoming: projectiles fly at the listener from 40 to 120 m at 40 to
+    // 90 m/s (some pass wide), among near torches and far ones.
+    let mut plays = Vec::new();
+    for k in 0..6 {
+        let angle = rng.range(0.0, std::f32::consts::TAU);
+        let d = if k < 3 {
+            rng.range(2.0, 8.0)
+        } else {
+            rng.range(20.0, 60.0)
+        };
+        let torch = synth::steady(&mut rng);
+        let mut p = moving(
+            0,
+            torch,
+            rng.range(0.2, 0.6),
+            [d * angle.cos(), 0.0, d * angle.sin()],
+            [0.0; 3],
+        );
+        p.params = p.params.looping(true);
+        plays.push(p);
+    }
+    let mut b = 3;
+    while b < blocks {
+        let angle = rng.range(0.0, std::f32::consts::TAU);
+        let d = rng.range(40.0, 120.0);
+        let speed = rng.range(40.0, 90.0);
+        let miss = rng.range(0.0, 10.0);
+        let from = [d * angle.cos(), 0.0, d * angle.sin()];
+        // Aimed `miss` metres to the side of the listener.
+        let aim = [
+            -angle.sin() * miss - from[0],
+            0.0,
+            angle.cos() * miss - from[2],
+        ];
+        let len = (aim[0] * aim[0] + aim[2] * aim[2]).sqrt();
+        let v = [aim[0] / len * speed, 0.0, aim[2] / len * speed];
+        let what = if rng.pick(3) == 0 {
+            synth::engine(&mut rng)
+        } else {
+            synth::whoosh(&mut rng)
+        };
+        plays.push(moving(b, what, rng.range(0.6, 1.0), from, v));
+        b += 8 + rng.pick(20);
+    }
+    all.push(("incoming", 4, plays));
     all
 }
 
@@ -375,10 +397,11 @@ impl Future {
             ..Default::default()
         })
         .expect("engine");
-        e.play(&play.sound, play.params).expect("play");
+        let h = e.play(&play.sound, play.params).expect("play");
         let mut l = Vec::with_capacity(frames);
         let mut r = Vec::with_capacity(frames);
-        for _ in 0..frames.div_ceil(BLOCK) {
+        for k in 0..frames.div_ceil(BLOCK) {
+            move_on(&e, play.block + k, [(h, play)].into_iter());
             for f in e.render(BLOCK).chunks_exact(2) {
                 l.push(f64::from(f[0]));
                 r.push(f64::from(f[1]));
@@ -432,6 +455,7 @@ fn run(voices: usize, plays: &[Play], blocks: usize) -> Vec<Steal> {
             which.insert(h, next);
             next += 1;
         }
+        move_on(&e, block, which.iter().map(|(&h, &i)| (h, &plays[i])));
         e.render(BLOCK);
         for te in e.drain_timed_events() {
             match te.event {
@@ -490,8 +514,9 @@ fn main() {
         .unwrap_or(4);
     let seconds = 8.0;
     let blocks = (seconds * 100.0) as usize;
-    // regrets[horizon][ranking] per scenario name.
-    let mut by_scenario: Vec<(&str, [[Vec<f64>; 3]; 3])> = Vec::new();
+    // regrets[horizon][ranking] per scenario name; rankings: voicepool,
+    // oldest, set volume, set volume x distance gain now.
+    let mut by_scenario: Vec<(&str, [[Vec<f64>; 4]; 3])> = Vec::new();
     let mut steals_total = 0;
     for seed in 0..seeds {
         for (name, voices, plays) in scenarios(seed, seconds) {
@@ -515,6 +540,12 @@ fn main() {
                     .iter()
                     .min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)))
                     .map(|c| c.3);
+                let heard_now = |c: &(u64, f32, u64, usize)| plays[c.3].heard_now(s.frame - c.2);
+                let distance_now = s
+                    .candidates
+                    .iter()
+                    .min_by(|a, b| heard_now(a).total_cmp(&heard_now(b)).then(a.0.cmp(&b.0)))
+                    .map(|c| c.3);
                 for (h, &ms) in HORIZONS_MS.iter().enumerate() {
                     let len = secs(ms as f32 / 1000.0);
                     let loss = |i: usize, start: u64| {
@@ -532,8 +563,8 @@ fn main() {
                         .iter()
                         .map(|c| loss(c.3, c.2))
                         .fold(f64::INFINITY, f64::min);
-                    for (k, choice) in [Some(s.chosen), oldest, set_volume].into_iter().enumerate()
-                    {
+                    let choices = [Some(s.chosen), oldest, set_volume, distance_now];
+                    for (k, choice) in choices.into_iter().enumerate() {
                         if let Some(i) = choice {
                             let regret = 10.0 * (loss(i, start_of(i)) / best).log10();
                             by_scenario[slot].1[h][k].push(regret);
@@ -549,26 +580,28 @@ fn main() {
             "oracle horizon {ms} ms: regret in dB (mean | median | p90 | share within 1 dB)\n"
         );
         println!(
-            "| scenario | steals | voicepool Quietest | set volume (FMOD-style) | oldest first |"
+            "| scenario | steals | voicepool Quietest | set volume x distance now (FMOD, Wwise) | set volume | oldest first |"
         );
-        println!("| --- | --- | --- | --- | --- |");
-        let mut totals: [Vec<f64>; 3] = Default::default();
+        println!("| --- | --- | --- | --- | --- | --- |");
+        let mut totals: [Vec<f64>; 4] = Default::default();
         for (name, r) in &by_scenario {
             println!(
-                "| {name} | {} | {} | {} | {} |",
+                "| {name} | {} | {} | {} | {} | {} |",
                 r[h][0].len(),
                 stats(r[h][0].clone()),
+                stats(r[h][3].clone()),
                 stats(r[h][2].clone()),
                 stats(r[h][1].clone())
             );
-            for k in 0..3 {
+            for k in 0..4 {
                 totals[k].extend(&r[h][k]);
             }
         }
         println!(
-            "| **all** | {} | {} | {} | {} |\n",
+            "| **all** | {} | {} | {} | {} | {} |\n",
             totals[0].len(),
             stats(totals[0].clone()),
+            stats(totals[3].clone()),
             stats(totals[2].clone()),
             stats(totals[1].clone())
         );
