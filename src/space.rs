@@ -378,6 +378,11 @@ fn doppler_shift(factor: f32, speed: f32, vs: f32, vl: f32) -> f32 {
     // `D v` clamped to `c`: `v` clamped to `c / D`, without dividing.
     let num = speed - (factor * vl).min(speed);
     let den = speed - (factor * vs).min(speed);
+    if num <= 0.0 && den <= 0.0 {
+        // Both at the clamp (at or past the speed of sound along the same
+        // line): nothing is left to tell them apart.
+        return 1.0;
+    }
     if den * MAX_DOPPLER_SHIFT <= num {
         return MAX_DOPPLER_SHIFT;
     }
@@ -481,6 +486,22 @@ mod tests {
         for b in bad {
             assert!(b.validate().is_err(), "{b:?}");
         }
+    }
+
+    #[test]
+    fn a_listener_chasing_a_source_both_past_the_speed_of_sound_hears_no_shift() {
+        // The source chases the listener, both at 500 m/s along +Z.
+        let l = ValidListener {
+            velocity: [0.0, 0.0, 500.0],
+            ..ValidListener::default()
+        };
+        let e = ValidEmitter {
+            position: [0.0, 0.0, -10.0],
+            velocity: [0.0, 0.0, 500.0],
+            spatial: spatial(DistanceModel::Inverse),
+            cell: NO_EMITTER,
+        };
+        assert_eq!(hear(&l, &e, DEFAULT_SPEED_OF_SOUND).doppler, 1.0);
     }
 
     #[test]

@@ -414,41 +414,58 @@ fn a_moving_scene_renders_the_same_twice() {
 /// away closing at 40 m/s is kept over a static one 10 m away (a ranking
 /// by the distance now, as FMOD's and Wwise's, would take the closing
 /// one).
-#[test]
-fn a_voice_rushing_closer_is_kept_over_a_static_one_nearer_now() {
+/// Two looping voices fill a pool of two: one static, one rushing in
+/// (held where it is, so only its velocity tells them apart); a newcomer
+/// must steal the static one.
+fn rushing_in_is_kept(spatial: Spatial, still: [f32; 3], rushing_at: [f32; 3], velocity: [f32; 3]) {
     let mut e = OfflineEngine::new(EngineSettings {
         voices: 2,
         ..Default::default()
     })
     .unwrap();
     let hum = sine(220.0, 1.0, RATE, 0.5);
-    let near = e
-        .play(
-            &hum,
-            PlayParams::default()
-                .looping(true)
-                .position([0.0, 0.0, -10.0]),
-        )
-        .unwrap();
+    let looped = PlayParams::default().looping(true).spatial(spatial);
+    let near = e.play(&hum, looped.position(still)).unwrap();
     let rushing = e
-        .play(
-            &hum,
-            PlayParams::default()
-                .looping(true)
-                .position([0.0, 0.0, -15.0])
-                .velocity([0.0, 0.0, 40.0]),
-        )
+        .play(&hum, looped.position(rushing_at).velocity(velocity))
         .unwrap();
     e.render(2_400);
-    // (Held where they are, so that only the velocity tells them apart.)
-    e.set_position(rushing, [0.0, 0.0, -15.0], [0.0, 0.0, 40.0])
-        .unwrap();
+    e.set_position(rushing, rushing_at, velocity).unwrap();
     e.render(2_400);
     let by = e.play(&hum, PlayParams::default()).unwrap();
     e.render(480);
     let steals = steals_and_rejections(e.drain_events());
-    assert_eq!(steals, [Event::Stolen { victim: near, by }]);
+    assert_eq!(steals, [Event::Stolen { victim: near, by }], "{spatial:?}");
     assert!(e.is_playing(rushing));
+}
+
+#[test]
+fn a_voice_rushing_closer_is_kept_over_a_static_one_nearer_now() {
+    // 15 m away closing at 40 m/s, against a static voice at 10 m.
+    rushing_in_is_kept(
+        Spatial::default(),
+        [0.0, 0.0, -10.0],
+        [0.0, 0.0, -15.0],
+        [0.0, 0.0, 40.0],
+    );
+}
+
+#[test]
+fn a_voice_silent_now_but_rushing_in_is_kept() {
+    // Linear to silence at 50 m: the rushing voice, 60 m away at 100 m/s,
+    // is silent now and loud within half a second; the static one at 45 m
+    // is faint for good.
+    let linear = Spatial {
+        distance: DistanceModel::Linear,
+        max_distance: 50.0,
+        ..Spatial::default()
+    };
+    rushing_in_is_kept(
+        linear,
+        [0.0, 0.0, -45.0],
+        [0.0, 0.0, -60.0],
+        [0.0, 0.0, 100.0],
+    );
 }
 
 /// Thousands of emitters: 5,000 looping positioned plays that asked to

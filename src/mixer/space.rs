@@ -28,11 +28,18 @@ use crate::voices::{Identity, NO_EMITTER};
 
 use super::Mixer;
 
+/// The least distance gain a positioned voice sounds at: -140 dB, below
+/// what 24-bit output carries, so that a voice silent by distance (the
+/// linear model at its end) keeps a level for where it will be to scale:
+/// one rushing in from there is ranked by how loud it is about to be.
+const LEAST_GAIN: f32 = 1e-7;
+
 impl Emitter {
     /// The voice's volume, pan and pitch as heard.
     fn applied(&self) -> (f32, f32, f32) {
         let pitch = (self.pitch * self.heard.doppler).clamp(MIN_PITCH, MAX_PITCH);
-        (self.volume * self.heard.gain, self.heard.pan, pitch)
+        let gain = self.heard.gain.max(LEAST_GAIN);
+        (self.volume * gain, self.heard.pan, pitch)
     }
 }
 
@@ -188,8 +195,8 @@ impl Space {
         let Some(x) = self.record(e) else {
             return Ahead::STILL;
         };
-        let now = x.heard.gain;
-        if now <= 0.0 || x.at.velocity == [0.0; 3] && self.listener.velocity == [0.0; 3] {
+        let now = x.heard.gain.max(LEAST_GAIN);
+        if x.at.velocity == [0.0; 3] && self.listener.velocity == [0.0; 3] {
             return Ahead::STILL;
         }
         let (l, at) = (&self.listener, &x.at);
@@ -200,8 +207,9 @@ impl Space {
                 moved(at.position, at.velocity),
                 moved(l.position, l.velocity),
             ));
-            let g = at.spatial.gain(d) / now;
-            (g * g).min(1.0e6)
+            let g = at.spatial.gain(d).max(LEAST_GAIN) / now;
+            // (At most 1e14: from the least gain to full.)
+            g * g
         }))
     }
 
