@@ -376,6 +376,7 @@ impl BenchPool {
             group: NO_GROUP,
             virtualize: false,
             emitter: crate::voices::NO_EMITTER,
+            send: crate::command::SendTo::NONE,
         };
         let new = Newcomer {
             who,

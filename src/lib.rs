@@ -95,6 +95,7 @@
 pub mod bench_support;
 pub mod command;
 mod device_name;
+pub mod effect;
 pub mod engine;
 pub mod error;
 pub mod mixer;
@@ -115,6 +116,7 @@ pub mod rtsan_selftest;
 
 pub use command::{BusHandle, Event, GroupHandle, StreamErrorKind, TimedEvent, VoiceHandle};
 pub use device_name::{DeviceName, DEVICE_NAME_BYTES};
+pub use effect::{BusSettings, CustomEffect, Duck, Effect, EffectParam};
 pub use engine::{Controller, Engine, VoiceInfo};
 pub use error::{EngineError, PlayError, RenderError, SoundError};
 pub use mixer::Mixer;

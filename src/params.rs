@@ -73,6 +73,7 @@ pub struct PlayParams {
     fade_in: f32,
     group: Option<GroupHandle>,
     bus: Option<BusHandle>,
+    send: Option<(BusHandle, f32)>,
     virtualize: bool,
     start_at: u64,
     position: Option<mint::Vector3<f32>>,
@@ -92,6 +93,7 @@ impl Default for PlayParams {
             fade_in: 0.0,
             group: None,
             bus: None,
+            send: None,
             virtualize: false,
             start_at: 0,
             position: None,
@@ -253,6 +255,30 @@ impl PlayParams {
         self.group = Some(group);
         self
     }
+    /// Also send the sound to `bus` at `level` (linear gain, 0 to 4,
+    /// clamped; NaN or infinite refused): a reverb bus a play feeds beside
+    /// the bus it plays on. It is taken after the play's volume, pan and
+    /// distance, before its bus's effects and volume. One send per play.
+    ///
+    /// ```
+    /// use voicepool::{BusSettings, Effect, EngineSettings, OfflineEngine, PlayParams, Sound};
+    /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let hall = engine.create_bus_with(BusSettings {
+    ///     effects: vec![Effect::Reverb { room: 0.8, damping: 0.3, wet: 1.0 }],
+    ///     ..Default::default()
+    /// })?;
+    /// let shot = Sound::from_samples(1, 48_000, vec![0.5; 2_400])?;
+    /// engine.play(&shot, PlayParams::default().send(hall, 0.3))?;
+    /// engine.render(48_000);
+    /// // The shot is over; the hall still rings.
+    /// assert!(engine.render(480).iter().any(|&s| s != 0.0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn send(mut self, bus: BusHandle, level: f32) -> Self {
+        self.send = Some((bus, level));
+        self
+    }
+
     /// Play on `bus` (made by [`crate::Controller::create_bus`]): its
     /// volume and pause apply. Default: the master bus.
     ///
@@ -475,6 +501,13 @@ impl PlayParams {
             Some(b) => b.index_in(engine).ok_or(PlayError::ForeignHandle)?,
             None => MASTER_BUS,
         };
+        let send = match self.send {
+            Some((b, level)) => crate::command::SendTo {
+                bus: b.index_in(engine).ok_or(PlayError::ForeignHandle)?,
+                level: finite("send level", level)?.clamp(0.0, MAX_VOLUME),
+            },
+            None => crate::command::SendTo::NONE,
+        };
         Ok(ValidParams {
             group,
             bus,
@@ -487,6 +520,7 @@ impl PlayParams {
             protected: self.protected,
             virtualize: self.virtualize,
             start_at: self.start_at,
+            send,
             emitter: match self.position {
                 Some(position) => Some(ValidEmitter {
                     position: valid_vector("position", position)?,

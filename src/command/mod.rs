@@ -46,6 +46,33 @@ pub(crate) struct ValidParams {
     pub(crate) start_at: u64,
     /// Where it plays from, for a positioned play.
     pub(crate) emitter: Option<ValidEmitter>,
+    /// A second bus it sends to, and at what level.
+    pub(crate) send: SendTo,
+}
+
+/// A second bus a play sends its sound to (a reverb, say), at a level.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct SendTo {
+    /// The bus's index, or [`NO_SEND`].
+    pub(crate) bus: u16,
+    pub(crate) level: f32,
+}
+
+/// [`SendTo::bus`] of a play that sends nowhere.
+pub(crate) const NO_SEND: u16 = u16::MAX;
+
+// (Never NaN: validated.)
+impl Eq for SendTo {}
+
+impl SendTo {
+    pub(crate) const NONE: SendTo = SendTo {
+        bus: NO_SEND,
+        level: 0.0,
+    };
+
+    pub(crate) fn is_some(&self) -> bool {
+        self.bus != NO_SEND
+    }
 }
 
 /// A group's settings that passed validation, in output frames.
@@ -130,6 +157,16 @@ pub(crate) enum Command {
     /// Where the listener is, faces and moves.
     SetListener {
         listener: ValidListener,
+    },
+    /// Bus `index` gets its parent, volume, effects and duck (sent once,
+    /// by `create_bus_with`; the audio side keeps the box).
+    SetupBus(Box<crate::effect::BusSetup>),
+    /// Effect `index` of bus `bus` glides a parameter over `frames`.
+    SetEffectParam {
+        bus: u16,
+        index: u8,
+        param: crate::effect::EffectParam,
+        frames: u32,
     },
     /// The table of emitters, made on the game side with the first
     /// positioned play and sent ahead of it; the audio side keeps it.

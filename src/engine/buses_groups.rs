@@ -66,7 +66,8 @@ impl Controller {
 
     /// Makes a bus: a volume (with fades) and a pause switch for the voices
     /// played on it ([`crate::PlayParams::bus`]). It starts at volume 1,
-    /// playing, and feeds the master bus.
+    /// playing, and feeds the master bus. (For effects, a duck or another
+    /// parent: [`Controller::create_bus_with`].)
     ///
     /// Errors: [`PlayError::TooManyBuses`] once `EngineSettings::buses`
     /// buses exist.
@@ -81,13 +82,7 @@ impl Controller {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn create_bus(&self) -> Result<BusHandle, PlayError> {
-        let mut game = self.game()?;
-        let max = self.shared.max_buses;
-        if game.buses_made >= max {
-            return Err(PlayError::TooManyBuses { max });
-        }
-        game.buses_made += 1;
-        Ok(BusHandle::new(self.shared.engine, game.buses_made as u16))
+        self.create_bus_with(crate::BusSettings::default())
     }
 
     /// The master bus: every voice's sound passes through it, and through

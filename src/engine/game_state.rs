@@ -37,6 +37,8 @@ pub(super) struct GameState {
     /// Groups and buses created so far.
     pub(super) groups_made: usize,
     pub(super) buses_made: usize,
+    /// Per bus made (bus 1 first), the kinds of its effects.
+    pub(super) bus_effects: Vec<Vec<super::bus_effects::EffectKind>>,
     /// One reference to each sound that may be in flight, so the audio side
     /// never drops the last one.
     pub(super) in_flight: Vec<Arc<SoundData>>,

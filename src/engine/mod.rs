@@ -7,6 +7,7 @@
 //! the allocating and freeing the audio side may not: it keeps a reference to
 //! every sound in flight and drops it only once no voice holds it.
 
+mod bus_effects;
 mod buses_groups;
 mod game_state;
 mod observe;
@@ -478,6 +479,7 @@ impl Engine {
                 stopped_below: 0,
                 groups_made: 0,
                 buses_made: 0,
+                bus_effects: Vec::new(),
                 in_flight: Vec::new(),
                 prune_at: 16,
                 streams: stream_slots,

@@ -50,6 +50,7 @@ impl Mixer {
             group: params.group,
             virtualize: params.virtualize,
             emitter,
+            send: params.send,
         };
         let ahead = self.space.ahead_of(&who);
         let level = rank(&self.audibility, &self.buses, &self.streams, &voice, ahead);
@@ -119,7 +120,7 @@ impl Mixer {
             let keep = voice.fork();
             if sounded {
                 voice.stop(self.steal_fade);
-                self.tails.push(voice);
+                self.tails.push(voice, old.who.send);
             }
             if self.park(old.who, keep, old.order, by).is_ok() {
                 self.virtualized(victim);
@@ -127,7 +128,7 @@ impl Mixer {
             }
         } else if sounded {
             voice.stop(self.steal_fade);
-            self.tails.push(voice);
+            self.tails.push(voice, old.who.send);
         }
         self.space.release(old.who.emitter);
         Counters::bump(&self.counters.steals);

@@ -58,6 +58,13 @@ impl Mixer {
                 }
                 Command::SetListener { listener } => self.space.set_listener(listener),
                 Command::Emitters(table) => self.space.install(table),
+                Command::SetupBus(setup) => self.buses.setup(setup),
+                Command::SetEffectParam {
+                    bus,
+                    index,
+                    param,
+                    frames,
+                } => self.buses.set_effect_param(bus, index, param, frames),
                 Command::StopAll => {
                     // Stolen voices still fading out are stopped too (a
                     // shorter fade wins; see `Voice::stop`).

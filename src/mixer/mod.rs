@@ -55,7 +55,7 @@ use crossbeam_channel::Receiver;
 use ringbuf::traits::Producer;
 use ringbuf::HeapProd;
 
-use crate::command::{Command, EngineId, Event, TimedEvent, VoiceHandle};
+use crate::command::{Command, EngineId, Event, SendTo, TimedEvent, VoiceHandle};
 use crate::render::buses::{Buses, BUS_FRAMES};
 use crate::render::prefetch::Prefetch;
 use crate::render::stream::StreamReaders;
@@ -66,7 +66,7 @@ use crate::simd::Isa;
 use crate::stats::Counters;
 use crate::voices::audibility::Audibility;
 use crate::voices::virtual_pool::VirtualPool;
-use crate::voices::{Ran, StealRules, VoicePool};
+use crate::voices::{Identity, Ran, StealRules, VoicePool};
 
 mod admission;
 mod commands;
@@ -316,7 +316,9 @@ impl Mixer {
             // ends at once, silent already). Shown the next voice in the
             // pool too, it renders both in one pass where they allow it
             // (the same bus, the whole chunk: `Voice::render_pair`).
-            let mut render = |v: &mut Voice, next: Option<&mut Voice>| {
+            // A voice that also sends to a second bus renders once, into
+            // both (`Buses::render_sending`).
+            let mut render = |v: &mut Voice, send: SendTo, next: Option<(SendTo, &mut Voice)>| {
                 let b = v.bus();
                 let limit = buses.render_limit(b);
                 if limit == 0 {
@@ -325,8 +327,16 @@ impl Mixer {
                     }
                     return Ran::One(v.is_stopping().then_some(0));
                 }
+                if send.is_some() {
+                    let ran = buses.render_sending(b, send.bus, send.level, limit, |l, r| {
+                        v.render(l, r, isa, streams)
+                    });
+                    return Ran::One(ran);
+                }
                 let (l, r) = buses.target(b);
-                if let Some(w) = next.filter(|w| limit == n && w.bus() == b) {
+                let pairable =
+                    |(s, w): &(SendTo, &mut Voice)| !s.is_some() && limit == n && w.bus() == b;
+                if let Some((_, w)) = next.filter(pairable) {
                     if Voice::render_pair(v, w, l, r, isa) {
                         return Ran::Both;
                     }
@@ -334,7 +344,10 @@ impl Mixer {
                 Ran::One(v.render(&mut l[..limit], &mut r[..limit], isa, streams))
             };
             let ahead = |v: &Voice| prefetch.ahead(v, n);
-            pool.run(&mut render, ahead, |who, sounded| {
+            let mut run = |who: &Identity, v: &mut Voice, next: Option<(&Identity, &mut Voice)>| {
+                render(v, who.send, next.map(|(w, x)| (w.send, x)))
+            };
+            pool.run(&mut run, ahead, |who, sounded| {
                 let id = who.id;
                 space.release(who.emitter);
                 *room_changed = true;
@@ -345,7 +358,7 @@ impl Mixer {
                 let voice = VoiceHandle::new(*engine, id);
                 push_event(events, counters, at, Event::Ended { voice });
             });
-            tails.render(&mut |v: &mut Voice| match render(v, None) {
+            tails.render(&mut |v: &mut Voice, send| match render(v, send, None) {
                 Ran::One(ended) => ended,
                 Ran::Both => None,
             });

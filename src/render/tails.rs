@@ -10,10 +10,12 @@
 //! sample data alive).
 
 use super::voice::Voice;
+use crate::command::SendTo;
 
 /// Stolen voices fading out, at most as many as the pool has voices.
 pub(crate) struct Tails {
-    voices: Vec<Voice>,
+    /// Each tail with the second bus it still sends to.
+    voices: Vec<(Voice, SendTo)>,
 }
 
 impl Tails {
@@ -26,42 +28,42 @@ impl Tails {
 
     /// Heap bytes held, all allocated by [`Tails::new`].
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.voices.capacity() * std::mem::size_of::<Voice>()
+        self.voices.capacity() * std::mem::size_of::<(Voice, SendTo)>()
     }
 
     /// Keeps a stolen (already stopping) voice fading out. If every tail is
     /// busy (more steals within one fade time than the pool has voices),
     /// the quietest tail is cut to make room (it is already partway through
     /// its fade). Real-time safe.
-    pub(crate) fn push(&mut self, voice: Voice) {
+    pub(crate) fn push(&mut self, voice: Voice, send: SendTo) {
         if self.voices.len() < self.voices.capacity() {
             // Within capacity: `Vec::push` does not reallocate.
-            self.voices.push(voice);
+            self.voices.push((voice, send));
             return;
         }
         let quietest = self
             .voices
             .iter()
             .enumerate()
-            .min_by(|a, b| a.1.peak_gain().total_cmp(&b.1.peak_gain()))
+            .min_by(|a, b| a.1 .0.peak_gain().total_cmp(&b.1 .0.peak_gain()))
             .map(|(i, _)| i);
         if let Some(t) = quietest.and_then(|i| self.voices.get_mut(i)) {
-            *t = voice;
+            *t = (voice, send);
         } // else a pool with no tails: the voice is cut
     }
 
     /// Applies `f` to every tail (`stop_all` shortens their fades).
-    pub(crate) fn for_each(&mut self, f: impl FnMut(&mut Voice)) {
-        self.voices.iter_mut().for_each(f);
+    pub(crate) fn for_each(&mut self, mut f: impl FnMut(&mut Voice)) {
+        self.voices.iter_mut().for_each(|(v, _)| f(v));
     }
 
     /// Renders every tail with `render` (which returns `Some` once the
     /// voice has ended, as [`Voice::render`] does), dropping those that
     /// have faded out.
-    pub(crate) fn render(&mut self, mut render: impl FnMut(&mut Voice) -> Option<usize>) {
+    pub(crate) fn render(&mut self, mut render: impl FnMut(&mut Voice, SendTo) -> Option<usize>) {
         let mut t = 0;
-        while let Some(v) = self.voices.get_mut(t) {
-            if render(v).is_none() {
+        while let Some((v, send)) = self.voices.get_mut(t) {
+            if render(v, *send).is_none() {
                 t += 1;
             } else {
                 self.voices.swap_remove(t);

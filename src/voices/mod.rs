@@ -49,6 +49,8 @@ pub(crate) struct Identity {
     /// [`NO_EMITTER`]. Kept here so that it moves with the voice between
     /// slots, the virtual pool and back.
     pub(crate) emitter: u32,
+    /// A second bus it sends to (moves with the voice, as its bus does).
+    pub(crate) send: crate::command::SendTo,
 }
 
 /// [`Identity::emitter`] of a play that is not positioned.
@@ -62,6 +64,7 @@ impl Identity {
         group: NO_GROUP,
         virtualize: false,
         emitter: NO_EMITTER,
+        send: crate::command::SendTo::NONE,
     };
 
     /// Its victim-choice key: protected voices and free slots (nobody)

@@ -81,7 +81,7 @@ impl<V> VoicePool<V> {
     /// it is in cache when its turn comes).
     pub(crate) fn run(
         &mut self,
-        mut f: impl FnMut(&mut V, Option<&mut V>) -> Ran,
+        mut f: impl FnMut(&Identity, &mut V, Option<(&Identity, &mut V)>) -> Ran,
         mut ahead: impl FnMut(&V),
         mut ended: impl FnMut(Identity, usize),
     ) {
@@ -91,10 +91,13 @@ impl<V> VoicePool<V> {
             if let Some(v) = self.slots.get(i + RUN_AHEAD) {
                 ahead(v);
             }
+            let nobody = &Identity::NOBODY;
+            let who = self.who.get(i).unwrap_or(nobody);
+            let next = self.who.get(i + 1).unwrap_or(nobody);
             let ran = match self.slots.pair_mut(i) {
-                Some((a, b)) => f(a, Some(b)),
+                Some((a, b)) => f(who, a, Some((next, b))),
                 None => match self.slots.get_mut(i) {
-                    Some(v) => f(v, None),
+                    Some(v) => f(who, v, None),
                     None => Ran::One(None),
                 },
             };

@@ -1,7 +1,9 @@
-//! [`Buses`]: the master bus and the buses that feed it. Each bus has a mix
-//! buffer, a volume (with linear fades) and a pause switch (with a short
-//! fade, after which the voices on it are frozen: they render nothing and
-//! keep their positions until the bus resumes).
+//! [`Buses`]: the master bus and the tree of buses that feed it. Each bus
+//! has a mix buffer, a volume (with linear fades), a pause switch (with a
+//! short fade, after which the voices on it, and on the buses feeding it,
+//! are frozen: they render nothing and keep their positions until it
+//! resumes), and may have effects, a duck and a parent other than the
+//! master (see [`graph`]: the mix-down, children first).
 //!
 //! Per block piece ("chunk", at most [`BUS_FRAMES`] frames) the mixer asks
 //! how far each voice may render ([`Buses::render_limit`]: all of the chunk,
@@ -18,10 +20,14 @@
 //! only within the buffers (bus indices out of range fall back to the
 //! master).
 
+mod graph;
+
 use crate::command::MASTER_BUS;
+use crate::effect::BusSetup;
 use crate::simd::Isa;
 
 use super::limiter::interleave_limited;
+use graph::DuckState;
 
 /// Frames per channel of each bus buffer; longer blocks render in pieces.
 pub(crate) const BUS_FRAMES: usize = 1024;
@@ -81,8 +87,7 @@ impl Ramp {
     }
 }
 
-/// One bus's gains.
-#[derive(Clone, Copy, Debug)]
+/// One bus: its gains, where it feeds, its effects and its duck.
 struct Bus {
     volume: Ramp,
     /// 1 playing, 0 paused; ramps between them over the pause fade.
@@ -90,6 +95,16 @@ struct Bus {
     paused: bool,
     /// Its volume changed since [`Buses::clear_volume_changes`].
     volume_changed: bool,
+    /// The bus it feeds (always one made before it; the master feeds the
+    /// output).
+    output: u16,
+    /// Its effects and duck as the game side made them: kept for the
+    /// engine's life (never freed on the audio thread).
+    setup: Option<Box<BusSetup>>,
+    duck: Option<DuckState>,
+    /// The peak of what it sent on in the last chunk it ran (for the buses
+    /// it ducks).
+    level: f32,
 }
 
 impl Bus {
@@ -135,6 +150,15 @@ pub(crate) struct Buses {
     /// Per bus, output frames its voices have been held so far (by its
     /// pause or the master's): what a virtual voice on it must not move by.
     held: Box<[u64]>,
+    /// The buses besides the master in the order they mix down: deepest
+    /// first, so every bus runs after all the buses feeding it.
+    order: Box<[u16]>,
+    /// Some bus has effects or a duck (the mix-down then runs every bus
+    /// that could sound, used or not).
+    shaped: bool,
+    /// A scratch pair of buffers for a voice that also sends to another
+    /// bus: it renders here, then adds to both.
+    scratch: Box<[f32]>,
 }
 
 impl Buses {
@@ -142,15 +166,18 @@ impl Buses {
     /// playing; pauses and resumes fade over `pause_fade` frames.
     pub(crate) fn new(buses: usize, master_volume: f32, pause_fade: u32) -> Buses {
         let count = buses + 1;
-        let mut all = vec![
-            Bus {
+        let mut all: Vec<Bus> = (0..count)
+            .map(|_| Bus {
                 volume: Ramp::steady(1.0),
                 pause: Ramp::steady(1.0),
                 paused: false,
                 volume_changed: false,
-            };
-            count
-        ];
+                output: MASTER_BUS,
+                setup: None,
+                duck: None,
+                level: 0.0,
+            })
+            .collect();
         all[0].volume = Ramp::steady(master_volume);
         Buses {
             buses: all.into_boxed_slice(),
@@ -163,17 +190,31 @@ impl Buses {
             any_paused: false,
             any_used: false,
             held: vec![0; count].into_boxed_slice(),
+            order: (1..count as u16).rev().collect(),
+            shaped: false,
+            scratch: vec![0.0; 2 * BUS_FRAMES].into_boxed_slice(),
         }
     }
 
     pub(crate) fn memory_bytes(&self) -> usize {
         use std::mem::size_of;
         self.buses.len() * (size_of::<Bus>() + size_of::<bool>() + size_of::<u64>())
-            + self.buffers.len() * size_of::<f32>()
+            + self.order.len() * size_of::<u16>()
+            + (self.buffers.len() + self.scratch.len()) * size_of::<f32>()
     }
 
-    fn bus(&self, b: u16) -> &Bus {
-        self.buses.get(usize::from(b)).unwrap_or(&self.buses[0])
+    /// Bus `b` and every bus it feeds through, the master excluded (at
+    /// most as many steps as there are buses, whatever the links say).
+    fn chain(&self, b: u16) -> impl Iterator<Item = &Bus> {
+        let mut at = b;
+        (0..self.buses.len()).map_while(move |_| {
+            if at == MASTER_BUS {
+                return None;
+            }
+            let bus = self.buses.get(usize::from(at))?;
+            at = bus.output;
+            Some(bus)
+        })
     }
 
     /// The fade of a pause or resume, in frames (voices pause with it too).
@@ -200,9 +241,7 @@ impl Buses {
     /// Whether bus `b`'s volume changed since the last
     /// [`Buses::clear_volume_changes`].
     pub(crate) fn volume_changed(&self, b: u16) -> bool {
-        self.buses
-            .get(usize::from(b))
-            .is_some_and(|bus| bus.volume_changed)
+        self.chain(b).any(|bus| bus.volume_changed)
     }
 
     pub(crate) fn clear_volume_changes(&mut self) {
@@ -244,12 +283,13 @@ impl Buses {
     /// count: a paused voice ranks by what it will play when resumed, and
     /// the master scales every voice alike).
     pub(crate) fn audible_power(&self, b: u16) -> f32 {
-        if b == MASTER_BUS {
-            1.0
-        } else {
-            let v = self.bus(b).volume.target;
-            v * v
-        }
+        self.chain(b)
+            .map(|bus| {
+                let duck = bus.duck.as_ref().map_or(1.0, |d| d.gain);
+                let v = bus.volume.target * duck;
+                v * v
+            })
+            .product()
     }
 
     /// Starts a chunk of `n` frames (at most [`BUS_FRAMES`]).
@@ -291,17 +331,16 @@ impl Buses {
     pub(crate) fn render_limit(&self, b: u16) -> usize {
         let master = &self.buses[0];
         let n = master.limit(self.chunk);
-        if b == MASTER_BUS {
-            n
-        } else {
-            self.bus(b).limit(n)
+        if !self.any_paused {
+            return n;
         }
+        self.chain(b).fold(n, |n, bus| bus.limit(n))
     }
 
-    /// Whether voices on bus `b` are frozen (it or the master is paused
-    /// and faded out).
+    /// Whether voices on bus `b` are frozen (it, a bus it feeds through,
+    /// or the master is paused and faded out).
     fn frozen(&self, b: u16) -> bool {
-        self.buses[0].frozen() || (b != MASTER_BUS && self.bus(b).frozen())
+        self.buses[0].frozen() || self.chain(b).any(|bus| bus.frozen())
     }
 
     /// Bus `b`'s buffer for this chunk (left, right), silent at its first
@@ -309,25 +348,37 @@ impl Buses {
     /// reads, so no separate clearing pass is needed.
     #[inline]
     pub(crate) fn target(&mut self, b: u16) -> (&mut [f32], &mut [f32]) {
+        let b = self.mark_used(b);
+        let n = self.chunk;
+        let start = b * 2 * BUS_FRAMES;
+        let (l, r) = self.buffers[start..start + 2 * BUS_FRAMES].split_at_mut(BUS_FRAMES);
+        (&mut l[..n], &mut r[..n])
+    }
+
+    /// Bus `b` (the master if there is none such) is written to in this
+    /// chunk; its index.
+    #[inline]
+    fn mark_used(&mut self, b: u16) -> usize {
         let b = if usize::from(b) < self.buses.len() {
             usize::from(b)
         } else {
             0
         };
-        let n = self.chunk;
-        let start = b * 2 * BUS_FRAMES;
-        let (l, r) = self.buffers[start..start + 2 * BUS_FRAMES].split_at_mut(BUS_FRAMES);
-        let (l, r) = (&mut l[..n], &mut r[..n]);
         if let Some(used) = self.used.get_mut(b) {
             if !*used {
                 *used = true;
                 self.any_used |= b != 0;
                 // Every consumer clears what it read (`finish_chunk`), so a
                 // bus is silent before its first use in a chunk.
-                debug_assert!(l.iter().chain(&*r).all(|&x| x.to_bits() == 0));
+                debug_assert!({
+                    let start = b * 2 * BUS_FRAMES;
+                    self.buffers[start..start + 2 * BUS_FRAMES]
+                        .iter()
+                        .all(|&x| x.to_bits() == 0)
+                });
             }
         }
-        (l, r)
+        b
     }
 
     /// Ends the chunk: sums every used bus into the master with its gain,
@@ -336,52 +387,12 @@ impl Buses {
     /// ramp on by the chunk. Every buffer it read is left silent.
     pub(crate) fn finish_chunk(&mut self, out: &mut [f32], isa: Isa) {
         let n = self.chunk;
-        let (master, rest) = self.buffers.split_at_mut(2 * BUS_FRAMES);
-        let (ml, mr) = master.split_at_mut(BUS_FRAMES);
-        let (ml, mr) = (&mut ml[..n], &mut mr[..n]);
-        let sub = if std::mem::take(&mut self.any_used) {
-            &self.buses[1..]
-        } else {
-            &[]
-        };
-        for ((bus, &used), buf) in sub
-            .iter()
-            .zip(&self.used[1..])
-            .zip(rest.chunks_exact_mut(2 * BUS_FRAMES))
-        {
-            if !used {
-                continue;
-            }
-            let (l, r) = buf.split_at_mut(BUS_FRAMES);
-            let (l, r) = (&mut l[..n], &mut r[..n]);
-            match bus.steady_gain() {
-                Some(g) => {
-                    for (o, &x) in ml.iter_mut().zip(&*l) {
-                        *o += x * g;
-                    }
-                    for (o, &x) in mr.iter_mut().zip(&*r) {
-                        *o += x * g;
-                    }
-                }
-                None => {
-                    let (sv, sp) = (bus.volume.step(), bus.pause.step());
-                    for (i, ((ol, or), (&xl, &xr))) in ml
-                        .iter_mut()
-                        .zip(mr.iter_mut())
-                        .zip(l.iter().zip(&*r))
-                        .enumerate()
-                    {
-                        let g = bus.volume.at(i, sv) * bus.pause.at(i, sp);
-                        *ol += xl * g;
-                        *or += xr * g;
-                    }
-                }
-            }
-            // Silent again for its next use.
-            l.fill(0.0);
-            r.fill(0.0);
+        if std::mem::take(&mut self.any_used) || self.shaped {
+            self.mix_down(n);
         }
-        let m = self.buses[0];
+        let (ml, mr) = self.buffers[..2 * BUS_FRAMES].split_at_mut(BUS_FRAMES);
+        let (ml, mr) = (&mut ml[..n], &mut mr[..n]);
+        let m = &self.buses[0];
         match m.steady_gain() {
             // The common case, and bit for bit what a fixed master gain
             // always gave.

@@ -1,0 +1,310 @@
+//! Buses that shape sound: what a bus is made with ([`BusSettings`]: where
+//! it feeds, its [`Effect`]s, what [`Duck`]s it), the parameters an effect
+//! takes ([`EffectParam`]), and the trait every effect runs through on the
+//! audio thread ([`CustomEffect`]), the built-in ones as a game's own.
+//!
+//! Plain data and the trait, shared by the game side (which validates the
+//! settings and builds the effects) and the audio side (which runs them);
+//! the built-in effects' signal processing lives in the renderer.
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::command::BusHandle;
+use crate::error::PlayError;
+
+/// How a bus is made: where it feeds, its effects in order, what ducks it,
+/// its starting volume. `BusSettings::default()` is a plain bus feeding the
+/// master at volume 1, as [`crate::Controller::create_bus`] makes.
+///
+/// ```
+/// use std::time::Duration;
+/// use voicepool::{BusSettings, Duck, Effect, EngineSettings, OfflineEngine};
+/// let engine = OfflineEngine::new(EngineSettings::default())?;
+/// let speech = engine.create_bus()?;
+/// let music = engine.create_bus_with(BusSettings {
+///     effects: vec![Effect::LowPass { cutoff_hz: 20_000.0 }],
+///     duck: Some(Duck { by: speech, amount_db: -12.0, attack: Duration::from_millis(50), release: Duration::from_millis(400) }),
+///     ..Default::default()
+/// })?;
+/// let score = engine.create_bus_with(BusSettings { output: Some(music), ..Default::default() })?;
+/// # let _ = score;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct BusSettings {
+    /// The bus it feeds: `None` (the default) or the master bus for the
+    /// master, or any bus made before it. The buses form a tree, processed
+    /// children first.
+    pub output: Option<BusHandle>,
+    /// Its effects, run in order on everything that reaches the bus,
+    /// before its volume (at most [`MAX_EFFECTS`]).
+    pub effects: Vec<Effect>,
+    /// Another bus whose sound turns this one down.
+    pub duck: Option<Duck>,
+    /// Its volume at the start (linear gain; 0 to 4, clamped). Default 1.
+    pub volume: f32,
+}
+
+impl Default for BusSettings {
+    fn default() -> Self {
+        BusSettings {
+            output: None,
+            effects: Vec::new(),
+            duck: None,
+            volume: 1.0,
+        }
+    }
+}
+
+/// The most effects one bus runs.
+pub const MAX_EFFECTS: usize = 8;
+
+/// One effect on a bus. Its parameters glide with
+/// [`crate::Controller::set_effect_param`].
+///
+/// Out-of-range values are clamped, NaN or infinite ones refused:
+/// `cutoff_hz` 10 Hz to just under half the output rate; `room`,
+/// `damping` and `wet` 0 to 1.
+///
+/// ```
+/// use voicepool::Effect;
+/// let underwater = Effect::LowPass { cutoff_hz: 600.0 };
+/// let rumble_cut = Effect::HighPass { cutoff_hz: 80.0 };
+/// let hall = Effect::Reverb { room: 0.8, damping: 0.3, wet: 1.0 };
+/// # let _ = (underwater, rumble_cut, hall);
+/// ```
+pub enum Effect {
+    /// A two-pole (12 dB per octave) low-pass filter, Butterworth at its
+    /// cutoff, made to glide: its cutoff can sweep at audio rate without
+    /// zipper noise or instability.
+    LowPass {
+        /// Where it starts to cut, in Hz.
+        cutoff_hz: f32,
+    },
+    /// A two-pole (12 dB per octave) high-pass filter, as
+    /// [`Effect::LowPass`] mirrored.
+    HighPass {
+        /// Where it starts to cut, in Hz.
+        cutoff_hz: f32,
+    },
+    /// A stereo algorithmic reverb (a feedback delay network of eight
+    /// lines). Its memory is fixed when the bus is made; its tail outlives
+    /// the sound that fed it, and once decayed it costs nothing.
+    Reverb {
+        /// Size and decay: 0 a small room (about 0.3 s), 1 a hall (about
+        /// 4 s). The size of the room is fixed when the bus is made;
+        /// gliding it changes the decay.
+        room: f32,
+        /// How fast high frequencies die out, 0 (bright) to 1 (dark).
+        damping: f32,
+        /// The share of reverberation in the bus's output: 0 only the dry
+        /// sound, 1 only the reverberation (for a bus that plays take a
+        /// send to).
+        wet: f32,
+    },
+    /// The game's own processing (see [`CustomEffect`]).
+    Custom(Box<dyn CustomEffect>),
+}
+
+impl fmt::Debug for Effect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Effect::LowPass { cutoff_hz } => f
+                .debug_struct("LowPass")
+                .field("cutoff_hz", cutoff_hz)
+                .finish(),
+            Effect::HighPass { cutoff_hz } => f
+                .debug_struct("HighPass")
+                .field("cutoff_hz", cutoff_hz)
+                .finish(),
+            Effect::Reverb { room, damping, wet } => f
+                .debug_struct("Reverb")
+                .field("room", room)
+                .field("damping", damping)
+                .field("wet", wet)
+                .finish(),
+            Effect::Custom(_) => f.write_str("Custom(..)"),
+        }
+    }
+}
+
+/// A parameter of an effect, for
+/// [`crate::Controller::set_effect_param`]. Which effect takes which:
+/// `CutoffHz` the filters; `Room`, `Damping` and `Wet` the reverb; a
+/// [`Effect::Custom`] effect is given any of them
+/// ([`CustomEffect::set_param`]).
+///
+/// ```
+/// use voicepool::EffectParam;
+/// let muffled = EffectParam::CutoffHz(600.0);
+/// # let _ = muffled;
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum EffectParam {
+    /// A filter's cutoff, in Hz.
+    CutoffHz(f32),
+    /// A reverb's share of reverberation, 0 to 1.
+    Wet(f32),
+    /// A reverb's decay, 0 to 1 (see [`Effect::Reverb`]).
+    Room(f32),
+    /// A reverb's damping, 0 to 1.
+    Damping(f32),
+}
+
+impl EffectParam {
+    /// The value, checked finite and clamped to its range at `rate`.
+    pub(crate) fn validate(self, rate: u32) -> Result<EffectParam, PlayError> {
+        let check = |name: &'static str, v: f32| {
+            if v.is_finite() {
+                Ok(v)
+            } else {
+                Err(PlayError::InvalidParameter { name, value: v })
+            }
+        };
+        Ok(match self {
+            EffectParam::CutoffHz(v) => {
+                EffectParam::CutoffHz(check("cutoff_hz", v)?.clamp(MIN_CUTOFF, max_cutoff(rate)))
+            }
+            EffectParam::Wet(v) => EffectParam::Wet(check("wet", v)?.clamp(0.0, 1.0)),
+            EffectParam::Room(v) => EffectParam::Room(check("room", v)?.clamp(0.0, 1.0)),
+            EffectParam::Damping(v) => EffectParam::Damping(check("damping", v)?.clamp(0.0, 1.0)),
+        })
+    }
+}
+
+/// The lowest cutoff a filter takes, in Hz.
+pub(crate) const MIN_CUTOFF: f32 = 10.0;
+
+/// The highest cutoff a filter takes at `rate`: just under half of it.
+pub(crate) fn max_cutoff(rate: u32) -> f32 {
+    rate as f32 * 0.49
+}
+
+/// One bus turned down while another sounds: `by` (dialogue, say) ducks
+/// the bus made with it (the music) by `amount_db`, reached over `attack`
+/// once `by` sounds (above -60 dBFS), and undone over `release` once it
+/// falls silent. Several buses may duck on one.
+///
+/// `amount_db` is clamped to -96 to 0 dB, `attack` and `release` to at most
+/// 10 s; NaN or infinite is refused, as is a `by` of another engine, the
+/// master bus, or the bus itself.
+///
+/// ```
+/// use std::time::Duration;
+/// use voicepool::{BusSettings, Duck, EngineSettings, OfflineEngine};
+/// let engine = OfflineEngine::new(EngineSettings::default())?;
+/// let dialogue = engine.create_bus()?;
+/// let music = engine.create_bus_with(BusSettings {
+///     duck: Some(Duck { by: dialogue, amount_db: -12.0, attack: Duration::from_millis(50), release: Duration::from_millis(400) }),
+///     ..Default::default()
+/// })?;
+/// # let _ = music;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Duck {
+    /// The bus whose sound ducks this one.
+    pub by: BusHandle,
+    /// How far down, in dB (negative).
+    pub amount_db: f32,
+    /// How long going down takes.
+    pub attack: Duration,
+    /// How long coming back up takes.
+    pub release: Duration,
+}
+
+/// A bus effect of the game's own, for [`Effect::Custom`]: built on the
+/// game side (where it may allocate all the memory it will ever need),
+/// then moved to the audio thread, where the bus runs it on every block it
+/// processes.
+///
+/// # Real-time contract
+///
+/// [`CustomEffect::process`], [`CustomEffect::set_param`],
+/// [`CustomEffect::is_idle`] and [`CustomEffect::power_gain`] run on the
+/// audio thread, inside the mixer's block: they must not allocate or free
+/// memory, take a lock, wait, do I/O or panic, and must return finite
+/// samples. Allocate in the constructor or in [`CustomEffect::prepare`]
+/// (called on the game side, with the output rate, before the effect is
+/// moved). The effect is dropped with the engine's audio side, never on
+/// the audio thread while it runs.
+///
+/// ```
+/// use voicepool::{BusSettings, CustomEffect, Effect, EngineSettings, OfflineEngine, PlayParams, Sound};
+///
+/// /// Hard clipping at a threshold: a crude distortion.
+/// struct Clip(f32);
+///
+/// impl CustomEffect for Clip {
+///     fn process(&mut self, left: &mut [f32], right: &mut [f32]) {
+///         for x in left.iter_mut().chain(right.iter_mut()) {
+///             *x = x.clamp(-self.0, self.0);
+///         }
+///     }
+/// }
+///
+/// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+/// let crushed = engine.create_bus_with(BusSettings {
+///     effects: vec![Effect::Custom(Box::new(Clip(0.1)))],
+///     ..Default::default()
+/// })?;
+/// let loud = Sound::from_samples(1, 48_000, vec![0.8; 4_800])?;
+/// engine.play(&loud, PlayParams::default().bus(crushed))?;
+/// assert!(engine.render(480).iter().all(|s| s.abs() <= 0.1 + 1e-6));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub trait CustomEffect: Send + 'static {
+    /// Called once on the game side, before the effect is moved to the
+    /// audio side, with the output sample rate: allocate here.
+    fn prepare(&mut self, sample_rate: u32) {
+        let _ = sample_rate;
+    }
+
+    /// Processes one piece of a block in place: `left` and `right` hold
+    /// the same number of frames (at most 1,024), the bus's input after
+    /// the effects before this one.
+    fn process(&mut self, left: &mut [f32], right: &mut [f32]);
+
+    /// A parameter change, reached over `frames` output frames. Only
+    /// parameters the game chose to send reach it; one it does not take
+    /// may be ignored.
+    fn set_param(&mut self, param: EffectParam, frames: u32) {
+        let _ = (param, frames);
+    }
+
+    /// Whether, fed silence from now on, it would output only silence (a
+    /// reverb whose tail has died away). While it is idle and the bus gets
+    /// no input, the bus skips it. Default: never idle (it always runs).
+    fn is_idle(&self) -> bool {
+        false
+    }
+
+    /// The power gain it applies to sound at `hz` (1: none), for ranking
+    /// the voices on its bus when the pool is full. Default 1.
+    fn power_gain(&self, hz: f32) -> f32 {
+        let _ = hz;
+        1.0
+    }
+}
+
+/// A bus's settings that passed validation, as the audio side gets them
+/// (with its effects built).
+pub(crate) struct BusSetup {
+    pub(crate) index: u16,
+    /// The bus it feeds.
+    pub(crate) output: u16,
+    pub(crate) volume: f32,
+    pub(crate) effects: Vec<Box<dyn CustomEffect>>,
+    pub(crate) duck: Option<ValidDuck>,
+}
+
+/// A [`Duck`] checked, in output frames.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct ValidDuck {
+    pub(crate) by: u16,
+    /// The gain at full ducking (linear).
+    pub(crate) floor: f32,
+    pub(crate) attack: u32,
+    pub(crate) release: u32,
+}

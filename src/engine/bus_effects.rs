@@ -1,0 +1,239 @@
+//! Buses that shape sound, on [`Controller`]: a bus made with effects, a
+//! parent and a duck ([`Controller::create_bus_with`]), and an effect's
+//! parameter gliding ([`Controller::set_effect_param`]). Validated here;
+//! the effects are built here too (their memory allocated on the game
+//! side) and moved to the audio side in one command.
+
+use std::time::Duration;
+
+use super::Controller;
+use crate::command::{BusHandle, Command, MASTER_BUS};
+use crate::effect::{BusSettings, BusSetup, Effect, EffectParam, ValidDuck, MAX_EFFECTS};
+use crate::error::PlayError;
+use crate::params::{fade_frames, valid_volume};
+use crate::render::effects;
+
+/// What kind of effect sits at an index of a bus (the game side's record,
+/// to refuse a parameter that does not fit it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum EffectKind {
+    Filter,
+    Reverb,
+    Custom,
+}
+
+impl EffectKind {
+    fn of(effect: &Effect) -> EffectKind {
+        match effect {
+            Effect::LowPass { .. } | Effect::HighPass { .. } => EffectKind::Filter,
+            Effect::Reverb { .. } => EffectKind::Reverb,
+            Effect::Custom(_) => EffectKind::Custom,
+        }
+    }
+
+    fn takes(self, param: &EffectParam) -> bool {
+        matches!(
+            (self, param),
+            (EffectKind::Custom, _)
+                | (EffectKind::Filter, EffectParam::CutoffHz(_))
+                | (
+                    EffectKind::Reverb,
+                    EffectParam::Wet(_) | EffectParam::Room(_) | EffectParam::Damping(_)
+                )
+        )
+    }
+}
+
+/// The longest duck attack or release, and effect glide.
+const MAX_TIME: Duration = Duration::from_secs(10);
+
+fn finite(name: &'static str, value: f32) -> Result<f32, PlayError> {
+    if value.is_finite() {
+        Ok(value)
+    } else {
+        Err(PlayError::InvalidParameter { name, value })
+    }
+}
+
+impl Controller {
+    /// Makes a bus with `settings`: where it feeds (a bus made before it,
+    /// or the master), its effects (run in order on everything reaching
+    /// it, before its volume), what ducks it, and its volume. Buses form a
+    /// tree, and each is processed after every bus feeding it; a bus can
+    /// only feed one made before it, so the tree cannot loop.
+    ///
+    /// Errors, with nothing made: [`PlayError::TooManyBuses`];
+    /// [`PlayError::ForeignHandle`] for an `output` or a duck's `by` of
+    /// another engine; [`PlayError::Invalid`] for more than
+    /// [`crate::effect::MAX_EFFECTS`] effects or a duck by the master bus;
+    /// [`PlayError::InvalidParameter`] for a NaN or infinite parameter
+    /// (out-of-range ones are clamped: see [`Effect`] and
+    /// [`crate::Duck`]); [`PlayError::QueueFull`].
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use voicepool::{BusSettings, Effect, EffectParam, EngineSettings, OfflineEngine, PlayParams, Sound};
+    /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let world = engine.create_bus_with(BusSettings {
+    ///     effects: vec![Effect::LowPass { cutoff_hz: 20_000.0 }],
+    ///     ..Default::default()
+    /// })?;
+    /// let vehicles = engine.create_bus_with(BusSettings { output: Some(world), ..Default::default() })?;
+    /// let hum = Sound::from_samples(1, 48_000, vec![0.3; 48_000])?;
+    /// engine.play(&hum, PlayParams::default().bus(vehicles).looping(true))?;
+    /// // The pause menu: the world (and the vehicles in it) muffled.
+    /// engine.set_effect_param(world, 0, EffectParam::CutoffHz(600.0), Duration::from_millis(300))?;
+    /// engine.render(48_000);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn create_bus_with(&self, settings: BusSettings) -> Result<BusHandle, PlayError> {
+        let engine = self.shared.engine;
+        let rate = self.shared.rate;
+        let BusSettings {
+            output,
+            effects,
+            duck,
+            volume,
+        } = settings;
+        let output = match output {
+            Some(b) => b.index_in(engine).ok_or(PlayError::ForeignHandle)?,
+            None => MASTER_BUS,
+        };
+        if effects.len() > MAX_EFFECTS {
+            return Err(PlayError::Invalid {
+                name: "effects",
+                reason: "a bus runs at most 8 effects",
+            });
+        }
+        for effect in &effects {
+            check_effect(effect)?;
+        }
+        let duck = match duck {
+            Some(d) => {
+                let by = d.by.index_in(engine).ok_or(PlayError::ForeignHandle)?;
+                if by == MASTER_BUS {
+                    return Err(PlayError::Invalid {
+                        name: "duck",
+                        reason: "the master bus carries every sound: it cannot duck a bus",
+                    });
+                }
+                let amount = finite("amount_db", d.amount_db)?.clamp(-96.0, 0.0);
+                Some(ValidDuck {
+                    by,
+                    floor: 10f32.powf(amount / 20.0),
+                    attack: fade_frames(d.attack.min(MAX_TIME), rate),
+                    release: fade_frames(d.release.min(MAX_TIME), rate),
+                })
+            }
+            None => None,
+        };
+        let volume = valid_volume(volume)?;
+        let mut game = self.game()?;
+        let max = self.shared.max_buses;
+        if game.buses_made >= max {
+            return Err(PlayError::TooManyBuses { max });
+        }
+        let index = game.buses_made as u16 + 1;
+        if duck.is_some_and(|d| d.by == index) {
+            return Err(PlayError::Invalid {
+                name: "duck",
+                reason: "a bus cannot duck itself",
+            });
+        }
+        let kinds: Vec<EffectKind> = effects.iter().map(EffectKind::of).collect();
+        let plain = kinds.is_empty() && duck.is_none() && output == MASTER_BUS && volume == 1.0;
+        if !plain {
+            let setup = BusSetup {
+                index,
+                output,
+                volume,
+                effects: effects
+                    .into_iter()
+                    .map(|e| effects::build(e, rate))
+                    .collect(),
+                duck,
+            };
+            self.send(Command::SetupBus(Box::new(setup)))?;
+        }
+        game.buses_made += 1;
+        game.bus_effects.push(kinds);
+        Ok(BusHandle::new(engine, index))
+    }
+
+    /// Glides `param` of effect `index` of `bus` (counting from 0 in the
+    /// order the bus was made with) to its new value over `glide`
+    /// (`Duration::ZERO`: at once, at the next block). A filter's cutoff
+    /// glides evenly in pitch; the other parameters linearly. A glide in
+    /// progress turns toward the new value from where it is.
+    ///
+    /// Errors, with nothing sent: [`PlayError::InvalidParameter`] for a
+    /// NaN or infinite value (out-of-range values are clamped: a cutoff to
+    /// 10 Hz .. 0.49 times the output rate, the others to 0 .. 1);
+    /// [`PlayError::Invalid`] for an index past the bus's effects or a
+    /// parameter its effect does not take; [`PlayError::ForeignHandle`]
+    /// for a bus of another engine; [`PlayError::QueueFull`].
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use voicepool::{BusSettings, Effect, EffectParam, EngineSettings, OfflineEngine};
+    /// let engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let world = engine.create_bus_with(BusSettings {
+    ///     effects: vec![Effect::LowPass { cutoff_hz: 20_000.0 }],
+    ///     ..Default::default()
+    /// })?;
+    /// engine.set_effect_param(world, 0, EffectParam::CutoffHz(600.0), Duration::from_millis(300))?;
+    /// assert!(engine.set_effect_param(world, 1, EffectParam::CutoffHz(600.0), Duration::ZERO).is_err());
+    /// assert!(engine.set_effect_param(world, 0, EffectParam::Wet(0.5), Duration::ZERO).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_effect_param(
+        &self,
+        bus: BusHandle,
+        index: usize,
+        param: EffectParam,
+        glide: Duration,
+    ) -> Result<(), PlayError> {
+        let param = param.validate(self.shared.rate)?;
+        let b = bus
+            .index_in(self.shared.engine)
+            .ok_or(PlayError::ForeignHandle)?;
+        let game = self.game()?;
+        let kind = (b != MASTER_BUS)
+            .then(|| game.bus_effects.get(usize::from(b) - 1))
+            .flatten()
+            .and_then(|kinds| kinds.get(index).copied())
+            .ok_or(PlayError::Invalid {
+                name: "effect index",
+                reason: "past the bus's effects",
+            })?;
+        if !kind.takes(&param) {
+            return Err(PlayError::Invalid {
+                name: "effect parameter",
+                reason: "not one this effect takes",
+            });
+        }
+        let frames = fade_frames(glide.min(MAX_TIME), self.shared.rate);
+        self.send(Command::SetEffectParam {
+            bus: b,
+            index: index as u8,
+            param,
+            frames,
+        })
+    }
+}
+
+/// Refuses an effect with a NaN or infinite parameter.
+fn check_effect(effect: &Effect) -> Result<(), PlayError> {
+    match *effect {
+        Effect::LowPass { cutoff_hz } | Effect::HighPass { cutoff_hz } => {
+            finite("cutoff_hz", cutoff_hz)?;
+        }
+        Effect::Reverb { room, damping, wet } => {
+            finite("room", room)?;
+            finite("damping", damping)?;
+            finite("wet", wet)?;
+        }
+        Effect::Custom(_) => {}
+    }
+    Ok(())
+}

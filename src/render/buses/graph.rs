@@ -1,0 +1,237 @@
+//! The bus tree's mix-down: at the end of each chunk every bus below the
+//! master, deepest first, runs its effects on what reached it, measures
+//! itself for the buses it ducks, and adds itself through its gains
+//! (volume, pause, duck) into the bus it feeds; then the master is what
+//! the output stage gets. Also: a bus set up with effects, a parent and a
+//! duck ([`Buses::setup`]), an effect's parameter change, and a voice that
+//! also sends to a second bus ([`Buses::render_sending`]).
+//!
+//! Real-time contract: effects and their memory arrive built (a
+//! [`BusSetup`] made on the game side, kept for the engine's life); the
+//! mix-down is O(buses that sound × frames) plus the effects' own work,
+//! and skips a bus with no input whose effects are idle. Nothing allocates
+//! or frees; every index is checked.
+
+use super::{Bus, Buses, BUS_FRAMES};
+use crate::command::MASTER_BUS;
+use crate::effect::{BusSetup, EffectParam, ValidDuck};
+
+/// Above this peak a bus sounds for the buses it ducks (-60 dBFS).
+const DUCK_FLOOR: f32 = 0.001;
+
+/// A ducked bus's state: its duck and the gain it is at.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct DuckState {
+    duck: ValidDuck,
+    /// The duck's gain now (1: not ducked).
+    pub(super) gain: f32,
+}
+
+impl DuckState {
+    /// The gain after `n` more frames, heading down (by the attack) while
+    /// `sounding`, else up (by the release), evenly in dB.
+    fn next(&self, sounding: bool, n: usize) -> f32 {
+        let floor_db = 20.0 * self.duck.floor.max(1e-6).log10();
+        let now_db = 20.0 * self.gain.max(1e-6).log10();
+        let (target, frames) = if sounding {
+            (floor_db, self.duck.attack)
+        } else {
+            (0.0, self.duck.release)
+        };
+        let db = if frames == 0 {
+            target
+        } else {
+            let per_frame = floor_db.abs() / frames as f32;
+            let reach = per_frame * n as f32;
+            if now_db > target {
+                (now_db - reach).max(target)
+            } else {
+                (now_db + reach).min(target)
+            }
+        };
+        if db >= -0.0001 {
+            1.0
+        } else if db <= floor_db {
+            self.duck.floor
+        } else {
+            10f32.powf(db / 20.0)
+        }
+    }
+}
+
+impl Buses {
+    /// Sets up bus `setup.index` as the game side made it: where it feeds,
+    /// its volume, effects and duck. Its output must be a bus made before
+    /// it (the game side checks; anything else feeds the master).
+    pub(crate) fn setup(&mut self, setup: Box<BusSetup>) {
+        let b = usize::from(setup.index);
+        if b == 0 || b >= self.buses.len() {
+            // Not a bus: kept rather than freed here (never happens).
+            std::mem::forget(setup);
+            return;
+        }
+        let output = if setup.output < setup.index {
+            setup.output
+        } else {
+            MASTER_BUS
+        };
+        let bus = &mut self.buses[b];
+        bus.output = output;
+        bus.volume = super::Ramp::steady(setup.volume);
+        bus.volume_changed = true;
+        self.any_volume_changed = true;
+        bus.duck = setup.duck.map(|duck| DuckState { duck, gain: 1.0 });
+        if let Some(old) = bus.setup.replace(setup) {
+            std::mem::forget(old); // (never: a bus is set up once)
+        }
+        self.shaped = self
+            .buses
+            .iter()
+            .any(|b| b.duck.is_some() || b.setup.as_ref().is_some_and(|s| !s.effects.is_empty()));
+        self.sort();
+    }
+
+    /// Orders the buses deepest first (insertion sort, in place).
+    fn sort(&mut self) {
+        let depth = |buses: &[Bus], b: u16| {
+            let mut at = b;
+            let mut d = 0;
+            while at != MASTER_BUS && d < buses.len() {
+                at = buses.get(usize::from(at)).map_or(MASTER_BUS, |x| x.output);
+                d += 1;
+            }
+            d
+        };
+        let buses = &self.buses;
+        let order = &mut self.order;
+        for i in 1..order.len() {
+            let mut j = i;
+            while j > 0 && depth(buses, order[j - 1]) < depth(buses, order[j]) {
+                order.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+    }
+
+    /// Effect `index` of bus `b` glides `param` over `frames`.
+    pub(crate) fn set_effect_param(&mut self, b: u16, index: u8, param: EffectParam, frames: u32) {
+        let effect = self
+            .buses
+            .get_mut(usize::from(b))
+            .and_then(|bus| bus.setup.as_mut())
+            .and_then(|s| s.effects.get_mut(usize::from(index)));
+        if let Some(e) = effect {
+            e.set_param(param, frames);
+        }
+    }
+
+    /// Runs every bus below the master into the bus it feeds, deepest
+    /// first; each buffer it reads is left silent.
+    pub(super) fn mix_down(&mut self, n: usize) {
+        for k in 0..self.order.len() {
+            let b = usize::from(self.order[k]);
+            self.run_bus(b, n);
+        }
+    }
+
+    fn run_bus(&mut self, b: usize, n: usize) {
+        let used = self.used.get(b).copied().unwrap_or(false);
+        let Some(bus) = self.buses.get(b) else {
+            return;
+        };
+        let effects_ring = bus
+            .setup
+            .as_ref()
+            .is_some_and(|s| s.effects.iter().any(|e| !e.is_idle()));
+        // How loud its ducker was (this chunk if it ran already, else the
+        // last).
+        let ducker = bus.duck.map(|d| {
+            self.buses
+                .get(usize::from(d.duck.by))
+                .map_or(0.0, |x| x.level)
+        });
+        if !used && !effects_ring {
+            let bus = &mut self.buses[b];
+            bus.level = 0.0;
+            if let (Some(d), Some(level)) = (bus.duck.as_mut(), ducker) {
+                d.gain = d.next(level > DUCK_FLOOR, n);
+            }
+            return;
+        }
+        let parent = usize::from(bus.output).min(b.saturating_sub(1));
+        let (head, tail) = self.buffers.split_at_mut(b * 2 * BUS_FRAMES);
+        let (l, r) = tail[..2 * BUS_FRAMES].split_at_mut(BUS_FRAMES);
+        let (l, r) = (&mut l[..n], &mut r[..n]);
+        let pstart = parent * 2 * BUS_FRAMES;
+        let (pl, pr) = head[pstart..pstart + 2 * BUS_FRAMES].split_at_mut(BUS_FRAMES);
+        let (pl, pr) = (&mut pl[..n], &mut pr[..n]);
+        let bus = &mut self.buses[b];
+        if let Some(setup) = bus.setup.as_mut() {
+            for e in setup.effects.iter_mut() {
+                e.process(l, r);
+            }
+        }
+        let (d0, d1) = match (bus.duck.as_mut(), ducker) {
+            (Some(d), Some(level)) => {
+                let from = d.gain;
+                d.gain = d.next(level > DUCK_FLOOR, n);
+                (from, d.gain)
+            }
+            _ => (1.0, 1.0),
+        };
+        let (sv, sp) = (bus.volume.step(), bus.pause.step());
+        let dd = (d1 - d0) / n.max(1) as f32;
+        let mut peak = 0.0f32;
+        for (i, ((ol, or), (xl, xr))) in pl
+            .iter_mut()
+            .zip(pr.iter_mut())
+            .zip(l.iter_mut().zip(r.iter_mut()))
+            .enumerate()
+        {
+            let g = bus.volume.at(i, sv) * bus.pause.at(i, sp) * (d0 + dd * i as f32);
+            let (yl, yr) = (*xl * g, *xr * g);
+            peak = peak.max(yl.abs()).max(yr.abs());
+            *ol += yl;
+            *or += yr;
+            *xl = 0.0;
+            *xr = 0.0;
+        }
+        bus.level = peak;
+        if let Some(u) = self.used.get_mut(parent) {
+            *u = true;
+        }
+    }
+
+    /// Renders a voice on bus `b` that also sends to bus `send` at
+    /// `level`: `render` writes into a silent scratch pair (`frames`
+    /// frames), which is then added to both buses and left silent again.
+    /// Returns what `render` returned.
+    pub(crate) fn render_sending<T>(
+        &mut self,
+        b: u16,
+        send: u16,
+        level: f32,
+        frames: usize,
+        render: impl FnOnce(&mut [f32], &mut [f32]) -> T,
+    ) -> T {
+        let frames = frames.min(self.chunk);
+        let (sl, sr) = self.scratch.split_at_mut(BUS_FRAMES);
+        let ran = render(&mut sl[..frames], &mut sr[..frames]);
+        for (target, gain) in [(b, 1.0), (send, level)] {
+            let t = self.mark_used(target);
+            let start = t * 2 * BUS_FRAMES;
+            let (l, r) = self.buffers[start..start + 2 * BUS_FRAMES].split_at_mut(BUS_FRAMES);
+            let (sl, sr) = self.scratch.split_at(BUS_FRAMES);
+            for (o, &x) in l.iter_mut().zip(&sl[..frames]) {
+                *o += x * gain;
+            }
+            for (o, &x) in r.iter_mut().zip(&sr[..frames]) {
+                *o += x * gain;
+            }
+        }
+        let (sl, sr) = self.scratch.split_at_mut(BUS_FRAMES);
+        sl[..frames].fill(0.0);
+        sr[..frames].fill(0.0);
+        ran
+    }
+}
