@@ -25,6 +25,8 @@ pub(super) struct DuckState {
     duck: ValidDuck,
     /// The duck's gain now (1: not ducked).
     pub(super) gain: f32,
+    /// The gain its voices were last ranked at.
+    ranked: f32,
 }
 
 impl DuckState {
@@ -80,7 +82,11 @@ impl Buses {
         bus.volume = super::Ramp::steady(setup.volume);
         bus.volume_changed = true;
         self.any_volume_changed = true;
-        bus.duck = setup.duck.map(|duck| DuckState { duck, gain: 1.0 });
+        bus.duck = setup.duck.map(|duck| DuckState {
+            duck,
+            gain: 1.0,
+            ranked: 1.0,
+        });
         if let Some(old) = bus.setup.replace(setup) {
             std::mem::forget(old); // (never: a bus is set up once)
         }
@@ -131,6 +137,18 @@ impl Buses {
         for k in 0..self.order.len() {
             let b = usize::from(self.order[k]);
             self.run_bus(b, n);
+            // A duck that moved by 1 dB or more since its voices were
+            // ranked: rank them again (as a volume change would).
+            if let Some(bus) = self.buses.get_mut(b) {
+                if let Some(d) = bus.duck.as_mut() {
+                    let ratio = d.gain / d.ranked.max(1e-6);
+                    if !(0.891..=1.122).contains(&ratio) {
+                        d.ranked = d.gain;
+                        bus.volume_changed = true;
+                        self.any_volume_changed = true;
+                    }
+                }
+            }
         }
     }
 
