@@ -61,9 +61,10 @@ fn level_through(freq: f32, effects: Vec<Effect>) -> f64 {
 #[test]
 fn filters_pass_and_cut_where_they_should() {
     // (effect, frequency, lowest and highest change in dB)
-    let low = || Effect::LowPass { cutoff_hz: 1_000.0 };
-    let high = || Effect::HighPass { cutoff_hz: 1_000.0 };
-    let cases: [(fn() -> Effect, f32, f64, f64); 6] = [
+    type Make = fn() -> Effect;
+    let low: Make = || Effect::LowPass { cutoff_hz: 1_000.0 };
+    let high: Make = || Effect::HighPass { cutoff_hz: 1_000.0 };
+    let cases: [(Make, f32, f64, f64); 6] = [
         (low, 100.0, -0.5, 0.5),
         (low, 4_000.0, -200.0, -20.0),
         (low, 16_000.0, -200.0, -40.0),
