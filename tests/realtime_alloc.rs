@@ -18,6 +18,47 @@ fn tone(freq: f32, frames: usize, rate: u32, channels: u16) -> Sound {
     Sound::from_samples(channels, rate, s).unwrap()
 }
 
+/// A reverb bus, a filtered world bus ducked by `ducker`, and a bus
+/// feeding the world: every kind of bus effect, built on the game side.
+fn shaped_buses(
+    e: &voicepool::Controller,
+    ducker: voicepool::BusHandle,
+) -> [voicepool::BusHandle; 3] {
+    use voicepool::{BusSettings, Duck, Effect};
+    let hall = e
+        .create_bus_with(BusSettings {
+            effects: vec![Effect::Reverb {
+                room: 0.6,
+                damping: 0.4,
+                wet: 1.0,
+            }],
+            ..Default::default()
+        })
+        .unwrap();
+    let world = e
+        .create_bus_with(BusSettings {
+            effects: vec![
+                Effect::LowPass { cutoff_hz: 8_000.0 },
+                Effect::HighPass { cutoff_hz: 60.0 },
+            ],
+            duck: Some(Duck {
+                by: ducker,
+                amount_db: -9.0,
+                attack: Duration::from_millis(30),
+                release: Duration::from_millis(200),
+            }),
+            ..Default::default()
+        })
+        .unwrap();
+    let vehicles = e
+        .create_bus_with(BusSettings {
+            output: Some(world),
+            ..Default::default()
+        })
+        .unwrap();
+    [hall, world, vehicles]
+}
+
 #[test]
 fn the_counter_sees_an_allocation_when_there_is_one() {
     // Proves the harness can fail: an allocation on this thread is counted.
@@ -59,6 +100,9 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
     })
     .collect();
     let buses = [engine.create_bus().unwrap(), engine.create_bus().unwrap()];
+    // Effects, a duck, a nested bus; sends; one more bus made mid-run.
+    let [hall, world, vehicles] = shaped_buses(&engine, buses[0]);
+    let mut late = None;
     let mut sounds = vec![
         tone(440.0, 4_410, 44_100, 1),
         tone(300.0, 24_000, 48_000, 2),
@@ -121,6 +165,12 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
                 2 => p.bus(buses[i % 2]),
                 _ => p,
             };
+            let p = match (i + j) % 7 {
+                0 => p.bus(vehicles).send(hall, 0.3),
+                1 => p.bus(world),
+                2 => p.send(late.unwrap_or(hall), 0.5),
+                _ => p,
+            };
             match engine.play(s, p) {
                 Ok(h) => {
                     played += 1;
@@ -157,6 +207,31 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
                 _ => {}
             }
         }
+        // Effect parameters gliding; a bus with effects made while it runs.
+        match i % 13 {
+            0 => drop(engine.set_effect_param(
+                world,
+                0,
+                voicepool::EffectParam::CutoffHz(300.0),
+                Duration::from_millis(40),
+            )),
+            6 => drop(engine.set_effect_param(
+                world,
+                0,
+                voicepool::EffectParam::CutoffHz(12_000.0),
+                Duration::ZERO,
+            )),
+            9 => drop(engine.set_effect_param(
+                hall,
+                0,
+                voicepool::EffectParam::Wet(0.5 + (i % 2) as f32 * 0.5),
+                Duration::from_millis(20),
+            )),
+            _ => {}
+        }
+        if i >= 2_000 && late.is_none() {
+            late = late_bus(&engine);
+        }
         // Buses fading, pausing (mid-fade too) and resuming; the master too.
         let bus = buses[i % 2];
         match i % 11 {
@@ -185,6 +260,7 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
     }
     let stats = engine.stats();
     assert_eq!(in_render, 0, "render path allocated or freed; {stats:?}");
+    assert!(late.is_some(), "no bus was made while the audio ran");
     // The churn really happened.
     assert!(played > 10_000, "{played}");
     assert!(stats.steals > 2_000, "{stats:?}");
@@ -258,4 +334,22 @@ fn sweeping_a_stopped_virtual_pool_allocates_and_frees_nothing() {
         stats.virtualized >= 6_000 && stats.ended >= 6_000,
         "{stats:?}"
     );
+}
+
+/// A bus made while the audio runs: a low-passed reverb (tried again
+/// while the command queue is full).
+fn late_bus(e: &voicepool::Controller) -> Option<voicepool::BusHandle> {
+    use voicepool::{BusSettings, Effect};
+    e.create_bus_with(BusSettings {
+        effects: vec![
+            Effect::LowPass { cutoff_hz: 5_000.0 },
+            Effect::Reverb {
+                room: 0.3,
+                damping: 0.2,
+                wet: 0.5,
+            },
+        ],
+        ..Default::default()
+    })
+    .ok()
 }

@@ -53,6 +53,9 @@ fn offline_engine_churn_in_realtime_context() {
             .unwrap()
         });
         let buses = [e.create_bus().unwrap(), e.create_bus().unwrap()];
+        // Effects, a duck, a nested bus; sends; one more bus made mid-run.
+        let [hall, world, vehicles] = shaped_buses(&e, buses[0]);
+        let mut late = None;
         let mut handles = Vec::new();
         let mut paused = Vec::new();
         for i in 0..1_500usize {
@@ -99,6 +102,12 @@ fn offline_engine_churn_in_realtime_context() {
                     2 => p.group(groups[j % 3]),
                     _ => p,
                 };
+                let p = match (i + j) % 7 {
+                    0 => p.bus(vehicles).send(hall, 0.3),
+                    1 => p.bus(world),
+                    2 => p.send(late.unwrap_or(hall), 0.5),
+                    _ => p,
+                };
                 if let Ok(h) = e.play(&s, p) {
                     handles.push(h);
                 }
@@ -131,6 +140,30 @@ fn offline_engine_churn_in_realtime_context() {
                     3 => drop(e.stop_with_fade(h, Duration::from_millis(8))),
                     _ => drop(e.stop(h)),
                 }
+            }
+            match i % 13 {
+                0 => drop(e.set_effect_param(
+                    world,
+                    0,
+                    voicepool::EffectParam::CutoffHz(300.0),
+                    Duration::from_millis(40),
+                )),
+                6 => drop(e.set_effect_param(
+                    world,
+                    0,
+                    voicepool::EffectParam::CutoffHz(12_000.0),
+                    Duration::ZERO,
+                )),
+                9 => drop(e.set_effect_param(
+                    hall,
+                    0,
+                    voicepool::EffectParam::Wet(0.5),
+                    Duration::from_millis(20),
+                )),
+                _ => {}
+            }
+            if i >= 400 && late.is_none() {
+                late = late_bus(&e);
             }
             match i % 9 {
                 0 => drop(e.pause_bus(buses[i % 2])),
@@ -634,4 +667,63 @@ fn virtual_sweep_in_realtime_context() {
         stats.virtualized >= 6_000 && stats.ended >= 6_000,
         "{stats:?}"
     );
+}
+
+/// A reverb bus, a filtered world bus ducked by `ducker`, and a bus
+/// feeding the world: every kind of bus effect, built on the game side.
+fn shaped_buses(
+    e: &voicepool::Controller,
+    ducker: voicepool::BusHandle,
+) -> [voicepool::BusHandle; 3] {
+    use voicepool::{BusSettings, Duck, Effect};
+    let hall = e
+        .create_bus_with(BusSettings {
+            effects: vec![Effect::Reverb {
+                room: 0.6,
+                damping: 0.4,
+                wet: 1.0,
+            }],
+            ..Default::default()
+        })
+        .unwrap();
+    let world = e
+        .create_bus_with(BusSettings {
+            effects: vec![
+                Effect::LowPass { cutoff_hz: 8_000.0 },
+                Effect::HighPass { cutoff_hz: 60.0 },
+            ],
+            duck: Some(Duck {
+                by: ducker,
+                amount_db: -9.0,
+                attack: Duration::from_millis(30),
+                release: Duration::from_millis(200),
+            }),
+            ..Default::default()
+        })
+        .unwrap();
+    let vehicles = e
+        .create_bus_with(BusSettings {
+            output: Some(world),
+            ..Default::default()
+        })
+        .unwrap();
+    [hall, world, vehicles]
+}
+
+/// A bus made while the audio runs: a low-passed reverb (tried again
+/// while the command queue is full).
+fn late_bus(e: &voicepool::Controller) -> Option<voicepool::BusHandle> {
+    use voicepool::{BusSettings, Effect};
+    e.create_bus_with(BusSettings {
+        effects: vec![
+            Effect::LowPass { cutoff_hz: 5_000.0 },
+            Effect::Reverb {
+                room: 0.3,
+                damping: 0.2,
+                wet: 0.5,
+            },
+        ],
+        ..Default::default()
+    })
+    .ok()
 }
