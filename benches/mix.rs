@@ -71,6 +71,8 @@ fn bench_workload(c: &mut Criterion, name: &str, rate: u32, voices: &[usize], po
             Workload::distinct(n, rate)
         } else if name == "w_positioned" {
             Workload::positioned(n, rate)
+        } else if name == "w_shaped" {
+            Workload::shaped(n, rate)
         } else if name == "w_positioned_still" {
             Workload::positioned_still(n, rate)
         } else {
@@ -175,6 +177,60 @@ fn portable(c: &mut Criterion) {
 
 fn routed(c: &mut Criterion) {
     bench_workload(c, "w_routed", 44_100, &VOICES, false);
+    bench_workload(c, "w_shaped", 44_100, &[256], false);
+    effects(c);
+}
+
+/// Each built-in effect alone on a bus carrying a 480-frame stereo block
+/// (one voice on it): its cost is the difference from `effect/none`.
+fn effects(c: &mut Criterion) {
+    use voicepool::{BusSettings, Effect};
+    let mut g = c.benchmark_group("effect");
+    let cases: [(&str, Option<Effect>); 5] = [
+        ("none", None),
+        ("low_pass", Some(Effect::LowPass { cutoff_hz: 1_000.0 })),
+        (
+            "low_pass_open",
+            Some(Effect::LowPass {
+                cutoff_hz: 48_000.0,
+            }),
+        ),
+        (
+            "reverb",
+            Some(Effect::Reverb {
+                room: 0.6,
+                damping: 0.4,
+                wet: 0.5,
+            }),
+        ),
+        (
+            "reverb_idle",
+            Some(Effect::Reverb {
+                room: 0.6,
+                damping: 0.4,
+                wet: 1.0,
+            }),
+        ),
+    ];
+    for (name, effect) in cases {
+        let mut e = OfflineEngine::new(EngineSettings::default()).expect("an engine");
+        let bus = e
+            .create_bus_with(BusSettings {
+                effects: effect.into_iter().collect(),
+                ..Default::default()
+            })
+            .expect("a bus");
+        let tone: Vec<f32> = (0..96_000).map(|i| (i as f32 * 0.03).sin() * 0.3).collect();
+        let hum = Sound::from_samples(2, 48_000, tone).expect("a sound");
+        // The idle reverb gets no input (a voice elsewhere), and has no tail.
+        let p = PlayParams::default().looping(true);
+        let p = if name == "reverb_idle" { p } else { p.bus(bus) };
+        e.play(&hum, p).expect("a play");
+        e.render(BLOCK);
+        g.throughput(Throughput::Elements(BLOCK as u64));
+        g.bench_function(name, |b| b.iter(|| e.render(BLOCK)[0]));
+    }
+    g.finish();
 }
 
 /// Loop lengths (frames) and pitches of the `loops` group; the first is the
@@ -344,6 +400,21 @@ fn main() {
             (many - none) / 1_000.0,
             none / 1_000.0,
             many / 1_000.0
+        );
+    }
+    if let (Some(w), Some(flat), Some(shaped)) = (
+        common::median_ns("w_44k1_to_48k/256"),
+        common::median_ns("w_routed/256"),
+        common::median_ns("w_shaped/256"),
+    ) {
+        println!(
+            "\nBus effects, 256 voices: W {:.1} us, flat buses {:.1} us ({:.2}x), a tree of 16 with 4 filters, a reverb and 2 ducks {:.1} us ({:.2}x W, {:.2}x flat)",
+            w / 1e3,
+            flat / 1e3,
+            flat / w,
+            shaped / 1e3,
+            shaped / w,
+            shaped / flat
         );
     }
     if let (Some(w), Some(moving), Some(still)) = (

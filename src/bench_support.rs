@@ -134,6 +134,83 @@ impl Workload {
         Workload::build(voices, rate, true, 0, Sounds::Mono)
     }
 
+    /// As [`Workload::new`], on a tree of 16 buses that shape sound: a
+    /// reverb bus every eighth voice sends to, four buses with a filter
+    /// (two low-pass, two high-pass, under a "world" bus), two buses ducked
+    /// by a third, the rest plain, the voices spread over them: what bus
+    /// effects cost against flat buses ([`Workload::routed`]).
+    pub fn shaped(voices: usize, rate: u32) -> Workload {
+        let mut w = Workload::build(voices, rate, false, 0, Sounds::Mono);
+        let e = &w.engine;
+        let hall = e
+            .create_bus_with(crate::BusSettings {
+                effects: vec![crate::Effect::Reverb {
+                    room: 0.6,
+                    damping: 0.4,
+                    wet: 1.0,
+                }],
+                ..Default::default()
+            })
+            .expect("a bus");
+        let world = e
+            .create_bus_with(crate::BusSettings {
+                effects: vec![crate::Effect::LowPass { cutoff_hz: 9_000.0 }],
+                ..Default::default()
+            })
+            .expect("a bus");
+        let speech = e.create_bus().expect("a bus");
+        let mut buses = Vec::new();
+        for k in 0..13 {
+            let effects = match k {
+                0 => vec![crate::Effect::LowPass { cutoff_hz: 4_000.0 }],
+                1 => vec![crate::Effect::HighPass { cutoff_hz: 120.0 }],
+                2 => vec![crate::Effect::HighPass { cutoff_hz: 300.0 }],
+                _ => vec![],
+            };
+            let duck = (3..5).contains(&k).then_some(crate::Duck {
+                by: speech,
+                amount_db: -9.0,
+                attack: std::time::Duration::from_millis(40),
+                release: std::time::Duration::from_millis(300),
+            });
+            let output = (k < 6).then_some(world);
+            buses.push(
+                e.create_bus_with(crate::BusSettings {
+                    effects,
+                    duck,
+                    output,
+                    ..Default::default()
+                })
+                .expect("a bus"),
+            );
+        }
+        buses.push(speech);
+        // Every voice again, now on the tree (the first ones end at once).
+        let sounds = sine_sounds(rate);
+        let old = std::mem::take(&mut w.handles);
+        for h in old {
+            let _ = w.engine.stop(h);
+        }
+        for i in 0..voices {
+            let p = PlayParams::default()
+                .volume(0.2 + 0.8 * ((i * 37 % 101) as f32 / 100.0))
+                .pan(((i * 53 % 201) as f32 / 100.0) - 1.0)
+                .looping(true)
+                .bus(buses[i % buses.len()]);
+            let p = if i % 8 == 0 { p.send(hall, 0.3) } else { p };
+            w.handles
+                .push(w.engine.play(&sounds[i % sounds.len()], p).expect("queue"));
+            if i % 100 == 99 {
+                w.engine.render(BLOCK);
+            }
+        }
+        for _ in 0..20 {
+            w.engine.render(BLOCK);
+        }
+        w.engine.drain_events().for_each(drop);
+        w
+    }
+
     /// As [`Workload::new`], with every voice positioned (around the
     /// listener, 2 to 40 m away) and given a new position and velocity
     /// every block: what space costs.

@@ -90,6 +90,11 @@ impl Buses {
         if let Some(old) = bus.setup.replace(setup) {
             std::mem::forget(old); // (never: a bus is set up once)
         }
+        if let Some(d) = self.buses[b].duck {
+            if let Some(x) = self.ducks_others.get_mut(usize::from(d.duck.by)) {
+                *x = true;
+            }
+        }
         self.shaped = self
             .buses
             .iter()
@@ -197,22 +202,43 @@ impl Buses {
             }
             _ => (1.0, 1.0),
         };
-        let (sv, sp) = (bus.volume.step(), bus.pause.step());
-        let dd = (d1 - d0) / n.max(1) as f32;
+        let ducks = self.ducks_others.get(b).copied().unwrap_or(false);
         let mut peak = 0.0f32;
-        for (i, ((ol, or), (xl, xr))) in pl
-            .iter_mut()
-            .zip(pr.iter_mut())
-            .zip(l.iter_mut().zip(r.iter_mut()))
-            .enumerate()
-        {
-            let g = bus.volume.at(i, sv) * bus.pause.at(i, sp) * (d0 + dd * i as f32);
-            let (yl, yr) = (*xl * g, *xr * g);
-            peak = peak.max(yl.abs()).max(yr.abs());
-            *ol += yl;
-            *or += yr;
-            *xl = 0.0;
-            *xr = 0.0;
+        match bus.steady_gain().filter(|_| d0 == d1) {
+            // The common case: one gain for the chunk (vectorized).
+            Some(g) => {
+                let g = g * d0;
+                if ducks {
+                    let most = |s: &[f32]| s.iter().fold(0.0f32, |m, &x| m.max(x.abs()));
+                    peak = g.abs() * most(l).max(most(r));
+                }
+                for (o, x) in pl.iter_mut().zip(l.iter_mut()) {
+                    *o += *x * g;
+                    *x = 0.0;
+                }
+                for (o, x) in pr.iter_mut().zip(r.iter_mut()) {
+                    *o += *x * g;
+                    *x = 0.0;
+                }
+            }
+            None => {
+                let (sv, sp) = (bus.volume.step(), bus.pause.step());
+                let dd = (d1 - d0) / n.max(1) as f32;
+                for (i, ((ol, or), (xl, xr))) in pl
+                    .iter_mut()
+                    .zip(pr.iter_mut())
+                    .zip(l.iter_mut().zip(r.iter_mut()))
+                    .enumerate()
+                {
+                    let g = bus.volume.at(i, sv) * bus.pause.at(i, sp) * (d0 + dd * i as f32);
+                    let (yl, yr) = (*xl * g, *xr * g);
+                    peak = peak.max(yl.abs()).max(yr.abs());
+                    *ol += yl;
+                    *or += yr;
+                    *xl = 0.0;
+                    *xr = 0.0;
+                }
+            }
         }
         bus.level = peak;
         if let Some(u) = self.used.get_mut(parent) {

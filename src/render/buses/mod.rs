@@ -159,6 +159,8 @@ pub(crate) struct Buses {
     /// A scratch pair of buffers for a voice that also sends to another
     /// bus: it renders here, then adds to both.
     scratch: Box<[f32]>,
+    /// Per bus: some bus ducks while it sounds (its level is measured).
+    ducks_others: Box<[bool]>,
 }
 
 impl Buses {
@@ -193,6 +195,7 @@ impl Buses {
             order: (1..count as u16).rev().collect(),
             shaped: false,
             scratch: vec![0.0; 2 * BUS_FRAMES].into_boxed_slice(),
+            ducks_others: vec![false; count].into_boxed_slice(),
         }
     }
 
