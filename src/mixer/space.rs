@@ -28,18 +28,17 @@ use crate::voices::{Identity, NO_EMITTER};
 
 use super::Mixer;
 
-/// The least distance gain a positioned voice sounds at: -140 dB, below
-/// what 24-bit output carries, so that a voice silent by distance (the
-/// linear model at its end) keeps a level for where it will be to scale:
-/// one rushing in from there is ranked by how loud it is about to be.
+/// The distance gain a voice silent by distance (the linear model at its
+/// end) is ranked from: -140 dB. It sounds at exactly 0, but keeps a level
+/// for where it will be to scale: one rushing in from there is ranked by
+/// how loud it is about to be.
 const LEAST_GAIN: f32 = 1e-7;
 
 impl Emitter {
     /// The voice's volume, pan and pitch as heard.
     fn applied(&self) -> (f32, f32, f32) {
         let pitch = (self.pitch * self.heard.doppler).clamp(MIN_PITCH, MAX_PITCH);
-        let gain = self.heard.gain.max(LEAST_GAIN);
-        (self.volume * gain, self.heard.pan, pitch)
+        (self.volume * self.heard.gain, self.heard.pan, pitch)
     }
 }
 
@@ -195,12 +194,19 @@ impl Space {
         let Some(x) = self.record(e) else {
             return Ahead::STILL;
         };
-        let now = x.heard.gain.max(LEAST_GAIN);
         if x.at.velocity == [0.0; 3] && self.listener.velocity == [0.0; 3] {
             return Ahead::STILL;
         }
+        let now = x.heard.gain.max(LEAST_GAIN);
+        // Silent now: counted from the floor (its gains are 0).
+        let floor = if x.heard.gain < LEAST_GAIN {
+            let v = x.volume * LEAST_GAIN;
+            v * v
+        } else {
+            0.0
+        };
         let (l, at) = (&self.listener, &x.at);
-        Ahead(HORIZONS.map(|(seconds, _)| {
+        let factors = HORIZONS.map(|(seconds, _)| {
             let t = (seconds * 0.5) as f32;
             let moved = |p: Vec3, v: Vec3| [p[0] + v[0] * t, p[1] + v[1] * t, p[2] + v[2] * t];
             let d = length(sub(
@@ -210,7 +216,8 @@ impl Space {
             let g = at.spatial.gain(d).max(LEAST_GAIN) / now;
             // (At most 1e14: from the least gain to full.)
             g * g
-        }))
+        });
+        Ahead(factors, floor)
     }
 
     /// Hears cell `e`'s play where the game last put it and applies it

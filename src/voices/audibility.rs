@@ -57,13 +57,15 @@ pub(crate) struct Playback {
 }
 
 /// Per horizon of [`HORIZONS`], a factor on a positioned voice's power
-/// gain for where it will be then against where it is now.
+/// gain for where it will be then against where it is now; and the least
+/// power gain to count it at now (a voice silent by distance gets its
+/// level from a -140 dB floor, for the factors to scale: 0 otherwise).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Ahead(pub(crate) [f32; 3]);
+pub(crate) struct Ahead(pub(crate) [f32; 3], pub(crate) f32);
 
 impl Ahead {
     /// Staying where it is (or not positioned).
-    pub(crate) const STILL: Ahead = Ahead([1.0; 3]);
+    pub(crate) const STILL: Ahead = Ahead([1.0; 3], 0.0);
 }
 
 /// The horizons in output frames at one output rate.
@@ -101,7 +103,9 @@ impl Audibility {
         for (&(frames, weight_per_frame), &ahead) in self.horizons.iter().zip(&p.ahead.0) {
             let energy = loudness.energy_to(p.position + frames * p.step, p.looping) - now;
             if energy > 0.0 {
-                let gain = steady.unwrap_or_else(|| mean_gain_power(p, frames));
+                let gain = steady
+                    .unwrap_or_else(|| mean_gain_power(p, frames))
+                    .max(f64::from(p.ahead.1));
                 sum += weight_per_frame * scale * energy * gain * f64::from(ahead);
             }
         }
