@@ -335,6 +335,47 @@ fn a_ducked_voice_is_stolen_before_an_equal_one_on_a_plain_bus() {
 }
 
 #[test]
+fn a_high_voice_behind_a_low_pass_is_stolen_before_an_equal_one_on_a_plain_bus() {
+    let steal_between = |effect: Effect, freq: f32| {
+        let mut e = OfflineEngine::new(EngineSettings {
+            voices: 2,
+            ..Default::default()
+        })
+        .unwrap();
+        let plain = e.create_bus().unwrap();
+        let muffled = e
+            .create_bus_with(BusSettings {
+                effects: vec![effect],
+                ..Default::default()
+            })
+            .unwrap();
+        let tone = sine(freq, 1.0, RATE, 0.4);
+        // The plain one first: on a tie, the older would go.
+        let equal = e
+            .play(&tone, PlayParams::default().looping(true).bus(plain))
+            .unwrap();
+        let filtered = e
+            .play(&tone, PlayParams::default().looping(true).bus(muffled))
+            .unwrap();
+        e.render(4_800);
+        let by = e.play(&tone, PlayParams::default()).unwrap();
+        e.render(480);
+        let steals = steals_and_rejections(e.drain_events());
+        assert!(e.is_playing(equal));
+        (steals, filtered, by)
+    };
+    // 8 kHz behind a 500 Hz low-pass: the filtered one goes.
+    let (steals, filtered, by) = steal_between(Effect::LowPass { cutoff_hz: 500.0 }, 8_000.0);
+    assert_eq!(
+        steals,
+        [Event::Stolen {
+            victim: filtered,
+            by
+        }]
+    );
+}
+
+#[test]
 fn bad_bus_settings_and_effect_parameters_are_errors_with_nothing_made() {
     let e = engine();
     let other = engine();

@@ -21,7 +21,8 @@ pub(super) fn rank(
         return level_of(audibility, buses, voice, ahead);
     };
     let playback = playback(voice, ahead);
-    let bus = buses.audible_power(voice.bus());
+    // (A stream's spread is not measured: even.)
+    let bus = buses.audible_power(voice.bus(), &crate::sound::bands::Bands::FLAT);
     match streams.peek(k).and_then(|r| r.curve()) {
         Some(curve) => audibility.level(&curve, &playback) * bus,
         None => {
@@ -59,7 +60,8 @@ fn playback(voice: &Voice, ahead: Ahead) -> Playback {
 /// which never sees a `Voice`.
 pub(super) fn level_of(audibility: &Audibility, buses: &Buses, voice: &Voice, ahead: Ahead) -> f32 {
     let playback = playback(voice, ahead);
-    audibility.level(&voice.sound().loudness, &playback) * buses.audible_power(voice.bus())
+    let sound = voice.sound();
+    audibility.level(&sound.loudness, &playback) * buses.audible_power(voice.bus(), &sound.bands)
 }
 
 /// Asks the CPU to start loading what [`rank`] of `voice` will read of its

@@ -43,6 +43,7 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 pub use crate::error::{SoundError, MAX_FRAMES, SAMPLE_RATE_RANGE, SUPPORTED_FORMATS};
+pub(crate) mod bands;
 mod compressed;
 mod decode;
 mod downmix;
@@ -78,6 +79,9 @@ pub(crate) struct SoundData {
     pub(crate) samples: Box<[f32]>,
     /// Its loudness at every point, as stealing ranks it.
     pub(crate) loudness: Loudness,
+    /// How its energy spreads over four bands (what a bus's filters take
+    /// from it, for stealing).
+    pub(crate) bands: bands::Bands,
     /// For a short sound played looping: the sound repeated, made on the
     /// game side by [`SoundData::prepare_loop`]; the audio side only reads
     /// it (`OnceLock::get` is one atomic load, no lock).
@@ -415,6 +419,7 @@ impl Sound {
         }
         condition(&mut samples);
         let loudness = Loudness::measure(&samples, channels, sample_rate);
+        let bands = bands::Bands::measure(&samples, channels, sample_rate);
         // Exactly the guard frames more: the default growth would double the
         // allocation (a 1 GB sound would need 2 GB for a moment), and with
         // the capacity exact, `into_boxed_slice` does not reallocate.
@@ -428,6 +433,7 @@ impl Sound {
                 frames,
                 samples: samples.into_boxed_slice(),
                 loudness,
+                bands,
                 loop_tile: OnceLock::new(),
                 stream: None,
             }),
@@ -445,6 +451,7 @@ impl Sound {
                 frames: 0,
                 samples: vec![0.0; channels * GUARD_FRAMES].into_boxed_slice(),
                 loudness: Loudness::measure(&[], channels, source.rate),
+                bands: bands::Bands::FLAT,
                 loop_tile: OnceLock::new(),
                 stream: Some(source),
             }),

@@ -15,6 +15,7 @@
 use super::{Bus, Buses, BUS_FRAMES};
 use crate::command::MASTER_BUS;
 use crate::effect::{BusSetup, EffectParam, ValidDuck};
+use crate::sound::bands::BAND_HZ;
 
 /// Above this peak a bus sounds for the buses it ducks (-60 dBFS).
 const DUCK_FLOOR: f32 = 0.001;
@@ -95,6 +96,7 @@ impl Buses {
                 *x = true;
             }
         }
+        self.hear_effects(b);
         self.shaped = self
             .buses
             .iter()
@@ -133,6 +135,25 @@ impl Buses {
             .and_then(|s| s.effects.get_mut(usize::from(index)));
         if let Some(e) = effect {
             e.set_param(param, frames);
+            self.hear_effects(usize::from(b));
+            if let Some(bus) = self.buses.get_mut(usize::from(b)) {
+                bus.volume_changed = true;
+                self.any_volume_changed = true;
+            }
+        }
+    }
+
+    /// Bus `b`'s effects' power gain in each band, again.
+    fn hear_effects(&mut self, b: usize) {
+        if let Some(bus) = self.buses.get_mut(b) {
+            bus.bands = BAND_HZ.map(|hz| {
+                bus.setup.as_ref().map_or(1.0, |s| {
+                    s.effects
+                        .iter()
+                        .map(|e| e.power_gain(hz).clamp(0.0, 1e6))
+                        .product()
+                })
+            });
         }
     }
 

@@ -25,6 +25,7 @@ mod graph;
 use crate::command::MASTER_BUS;
 use crate::effect::BusSetup;
 use crate::simd::Isa;
+use crate::sound::bands::Bands;
 
 use super::limiter::interleave_limited;
 use graph::DuckState;
@@ -105,6 +106,10 @@ struct Bus {
     /// The peak of what it sent on in the last chunk it ran (for the buses
     /// it ducks).
     level: f32,
+    /// What its effects let through of each band
+    /// (`sound::bands::BAND_HZ`), as power, where their parameters are
+    /// heading (for stealing).
+    bands: [f32; 4],
 }
 
 impl Bus {
@@ -178,6 +183,7 @@ impl Buses {
                 setup: None,
                 duck: None,
                 level: 0.0,
+                bands: [1.0; 4],
             })
             .collect();
         all[0].volume = Ramp::steady(master_volume);
@@ -281,18 +287,26 @@ impl Buses {
         true
     }
 
-    /// The power gain a voice on bus `b` gets from its bus's volume, as it
-    /// will be once any fade in progress ends (for stealing; pauses do not
-    /// count: a paused voice ranks by what it will play when resumed, and
-    /// the master scales every voice alike).
-    pub(crate) fn audible_power(&self, b: u16) -> f32 {
-        self.chain(b)
-            .map(|bus| {
-                let duck = bus.duck.as_ref().map_or(1.0, |d| d.gain);
-                let v = bus.volume.target * duck;
-                v * v
-            })
-            .product()
+    /// The power gain a voice playing a sound spread as `sound` gets on
+    /// bus `b`, for stealing: every bus's volume up its chain as it will be
+    /// once any fade in progress ends, their ducks as they are, and what
+    /// their effects let through of each band (pauses do not count: a
+    /// paused voice ranks by what it will play when resumed, and the master
+    /// scales every voice alike).
+    pub(crate) fn audible_power(&self, b: u16, sound: &Bands) -> f32 {
+        let mut through = [1.0f32; 4];
+        let mut gain = 1.0f32;
+        for bus in self.chain(b) {
+            let duck = bus.duck.as_ref().map_or(1.0, |d| d.gain);
+            let v = bus.volume.target * duck;
+            gain *= v * v;
+            for (t, &x) in through.iter_mut().zip(&bus.bands) {
+                *t *= x;
+            }
+        }
+        // What the chain's effects let through of the sound's spread.
+        let passed: f32 = sound.0.iter().zip(&through).map(|(s, t)| s * t).sum();
+        gain * passed
     }
 
     /// Starts a chunk of `n` frames (at most [`BUS_FRAMES`]).
