@@ -548,6 +548,12 @@ pub fn measure_loudness(samples: &[f32], channels: usize, rate: u32) -> f64 {
     l.energy_to(f64::MAX / 4.0, false)
 }
 
+/// The load-time band analysis alone (how a sound's energy spreads over
+/// four bands) of interleaved `samples`; returns the top band's share.
+pub fn measure_bands(samples: &[f32], channels: usize, rate: u32) -> f32 {
+    crate::sound::bands::Bands::measure(samples, channels, rate).0[3]
+}
+
 /// The output stage alone ([`crate::render::limiter`]): `l` and `r` through
 /// `gain` and the soft limiter, interleaved into `out` (and the two left
 /// silent, as the mixer's bus is after it), with the kernels this machine
