@@ -126,7 +126,7 @@ pub use params::PlayParams;
 pub use settings::{EngineSettings, GroupSettings, StealPolicy};
 pub use sound::Sound;
 pub use space::{DistanceModel, Listener, Spatial};
-pub use stats::{SlotView, Stats};
+pub use stats::{BusMeter, SlotView, Stats};
 
 /// The README's code examples, compiled and run as doc tests.
 #[cfg(doctest)]

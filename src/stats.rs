@@ -141,6 +141,46 @@ impl SlotMeter {
     }
 }
 
+/// A bus's meter, as of the last block rendered: from
+/// [`crate::Engine::bus_meter`].
+///
+/// ```
+/// use std::time::Duration;
+/// use voicepool::{BusSettings, Duck, EngineSettings, OfflineEngine, PlayParams, Sound};
+/// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+/// let speech = engine.create_bus()?;
+/// let music = engine.create_bus_with(BusSettings {
+///     duck: Some(Duck { by: speech, amount_db: -12.0, attack: Duration::ZERO, release: Duration::from_millis(300) }),
+///     ..Default::default()
+/// })?;
+/// let hum = Sound::from_samples(1, 48_000, vec![0.3; 48_000])?;
+/// engine.play(&hum, PlayParams::default().bus(music).looping(true))?;
+/// engine.play(&hum, PlayParams::default().bus(speech))?;
+/// engine.render(480); // the speech bus sounds...
+/// engine.render(480); // ...and the music bus is ducked from the next block
+/// let m = engine.bus_meter(music).unwrap();
+/// assert!((m.duck_gain - 0.251).abs() < 0.01); // -12 dB
+/// assert!(m.peak > 0.0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct BusMeter {
+    /// The largest sample the bus passed on in the last block, after its
+    /// effects, volume, pause and duck (for the master: before the output
+    /// limiter).
+    pub peak: f32,
+    /// The gain its duck holds it at now (1: not ducked).
+    pub duck_gain: f32,
+}
+
+/// One bus's meter cell: peak and duck gain as `f32` bits.
+#[derive(Default)]
+struct BusMeterCell {
+    peak: AtomicU32,
+    duck: AtomicU32,
+}
+
 /// The shared counters. Audio side writes with relaxed stores; nothing here
 /// ever blocks either side.
 #[derive(Default)]
@@ -173,15 +213,17 @@ pub(crate) struct Counters {
     pub(crate) recoveries: AtomicU64,
     meters: Box<[SlotMeter]>,
     virtual_meters: Box<[SlotMeter]>,
+    bus_meters: Box<[BusMeterCell]>,
     /// Set once by the mixer's `Drop`, after its last event was pushed.
     mixer_gone: AtomicBool,
 }
 
 impl Counters {
-    pub(crate) fn new(voices: usize, virtual_voices: usize) -> Counters {
+    pub(crate) fn new(voices: usize, virtual_voices: usize, buses: usize) -> Counters {
         let counters = Counters {
             meters: (0..voices).map(|_| SlotMeter::default()).collect(),
             virtual_meters: (0..virtual_voices).map(|_| SlotMeter::default()).collect(),
+            bus_meters: (0..=buses).map(|_| BusMeterCell::default()).collect(),
             ..Default::default()
         };
         // Fault every page in here, not on the audio thread's first store
@@ -194,9 +236,27 @@ impl Counters {
         counters
     }
 
-    /// Heap bytes held (the per-slot meters).
+    /// Heap bytes held (the per-slot and per-bus meters).
     pub(crate) fn memory_bytes(&self) -> usize {
         (self.meters.len() + self.virtual_meters.len()) * std::mem::size_of::<SlotMeter>()
+            + self.bus_meters.len() * std::mem::size_of::<BusMeterCell>()
+    }
+
+    /// Audio side: bus `b`'s meter for the block just rendered.
+    pub(crate) fn publish_bus(&self, b: usize, peak: f32, duck: f32) {
+        if let Some(m) = self.bus_meters.get(b) {
+            m.peak.store(peak.to_bits(), Relaxed);
+            m.duck.store(duck.to_bits(), Relaxed);
+        }
+    }
+
+    /// Bus `b`'s meter, if there is such a bus.
+    pub(crate) fn bus_meter(&self, b: usize) -> Option<BusMeter> {
+        let m = self.bus_meters.get(b)?;
+        Some(BusMeter {
+            peak: f32::from_bits(m.peak.load(Relaxed)),
+            duck_gain: f32::from_bits(m.duck.load(Relaxed)),
+        })
     }
 
     pub(crate) fn bump(counter: &AtomicU64) {

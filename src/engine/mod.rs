@@ -426,7 +426,11 @@ impl Engine {
         // (And one `StreamUnderrun` per stream per block.)
         let ring = settings.event_capacity + settings.voices + settings.streams + 2;
         let (prod, cons) = HeapRb::<TimedEvent>::new(ring).split();
-        let counters = Arc::new(Counters::new(settings.voices, settings.virtual_voices));
+        let counters = Arc::new(Counters::new(
+            settings.voices,
+            settings.virtual_voices,
+            settings.buses,
+        ));
         let engine = EngineId::next();
         let (readers, stream_slots) = streams::make(&settings, &counters);
         let mixer = Mixer::new(

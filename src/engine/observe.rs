@@ -122,6 +122,25 @@ impl Engine {
         self.controller.shared.counters.snapshot()
     }
 
+    /// Bus `bus`'s meter as of the last block rendered: its peak and its
+    /// duck's gain (see [`crate::BusMeter`]). `None` for a bus of another
+    /// engine. For debug overlays and for tests that check a mix.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+    /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let sfx = engine.create_bus()?;
+    /// engine.play(&Sound::from_samples(1, 48_000, vec![0.5; 4_800])?, PlayParams::default().bus(sfx).pan(-1.0))?;
+    /// engine.render(480);
+    /// assert_eq!(engine.bus_meter(sfx).unwrap().peak, 0.5);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn bus_meter(&self, bus: crate::BusHandle) -> Option<crate::BusMeter> {
+        let shared = &self.controller.shared;
+        let b = bus.index_in(shared.engine)?;
+        shared.counters.bus_meter(usize::from(b))
+    }
+
     /// What each pool slot holds, as of the last block rendered.
     ///
     /// ```

@@ -445,6 +445,8 @@ impl Mixer {
         c.streams.store(self.streams.active() as u64, Relaxed);
         self.pool
             .report(|i, id, power| c.publish_slot(i, id, power.sqrt()));
+        self.buses
+            .take_meters(|b, peak, duck| c.publish_bus(b, peak, duck));
     }
 
     /// Events one command can report at once (`Stolen` of a dropped

@@ -91,11 +91,6 @@ impl Buses {
         if let Some(old) = bus.setup.replace(setup) {
             std::mem::forget(old); // (never: a bus is set up once)
         }
-        if let Some(d) = self.buses[b].duck {
-            if let Some(x) = self.ducks_others.get_mut(usize::from(d.duck.by)) {
-                *x = true;
-            }
-        }
         self.hear_effects(b);
         self.shaped = self
             .buses
@@ -223,16 +218,13 @@ impl Buses {
             }
             _ => (1.0, 1.0),
         };
-        let ducks = self.ducks_others.get(b).copied().unwrap_or(false);
         let mut peak = 0.0f32;
         match bus.steady_gain().filter(|_| d0 == d1) {
             // The common case: one gain for the chunk (vectorized).
             Some(g) => {
                 let g = g * d0;
-                if ducks {
-                    let most = |s: &[f32]| s.iter().fold(0.0f32, |m, &x| m.max(x.abs()));
-                    peak = g.abs() * most(l).max(most(r));
-                }
+                let most = |s: &[f32]| s.iter().fold(0.0f32, |m, &x| m.max(x.abs()));
+                peak = g.abs() * most(l).max(most(r));
                 for (o, x) in pl.iter_mut().zip(l.iter_mut()) {
                     *o += *x * g;
                     *x = 0.0;
@@ -262,6 +254,9 @@ impl Buses {
             }
         }
         bus.level = peak;
+        if let Some(p) = self.peaks.get_mut(b) {
+            *p = p.max(peak);
+        }
         if let Some(u) = self.used.get_mut(parent) {
             *u = true;
         }

@@ -164,8 +164,9 @@ pub(crate) struct Buses {
     /// A scratch pair of buffers for a voice that also sends to another
     /// bus: it renders here, then adds to both.
     scratch: Box<[f32]>,
-    /// Per bus: some bus ducks while it sounds (its level is measured).
-    ducks_others: Box<[bool]>,
+    /// Per bus, the largest sample it passed on since the meters were last
+    /// taken.
+    peaks: Box<[f32]>,
 }
 
 impl Buses {
@@ -201,7 +202,7 @@ impl Buses {
             order: (1..count as u16).rev().collect(),
             shaped: false,
             scratch: vec![0.0; 2 * BUS_FRAMES].into_boxed_slice(),
-            ducks_others: vec![false; count].into_boxed_slice(),
+            peaks: vec![0.0; count].into_boxed_slice(),
         }
     }
 
@@ -310,6 +311,15 @@ impl Buses {
     }
 
     /// Starts a chunk of `n` frames (at most [`BUS_FRAMES`]).
+    /// Hands each bus's meter (its peak since the last call, and its
+    /// duck's gain) to `f`, and starts the peaks again.
+    pub(crate) fn take_meters(&mut self, mut f: impl FnMut(usize, f32, f32)) {
+        for (b, (bus, peak)) in self.buses.iter().zip(self.peaks.iter_mut()).enumerate() {
+            f(b, *peak, bus.duck.as_ref().map_or(1.0, |d| d.gain));
+            *peak = 0.0;
+        }
+    }
+
     pub(crate) fn begin_chunk(&mut self, n: usize) {
         self.chunk = n.min(BUS_FRAMES);
         self.used.fill(false);
@@ -410,6 +420,11 @@ impl Buses {
         let (ml, mr) = self.buffers[..2 * BUS_FRAMES].split_at_mut(BUS_FRAMES);
         let (ml, mr) = (&mut ml[..n], &mut mr[..n]);
         let m = &self.buses[0];
+        let most = |s: &[f32]| s.iter().fold(0.0f32, |m, &x| m.max(x.abs()));
+        let loudest = most(ml).max(most(mr)) * m.volume.value.max(m.volume.target);
+        if let Some(p) = self.peaks.first_mut() {
+            *p = p.max(loudest);
+        }
         match m.steady_gain() {
             // The common case, and bit for bit what a fixed master gain
             // always gave.
@@ -425,6 +440,7 @@ impl Buses {
             }
         }
         // (A steady ramp stays as it is: only running ones move.)
+        // (The master's peak above: its volume at the louder end of a fade.)
         if self.ramping {
             let mut running = false;
             for bus in self.buses.iter_mut() {
