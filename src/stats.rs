@@ -156,6 +156,7 @@ impl SlotMeter {
 /// let hum = Sound::from_samples(1, 48_000, vec![0.3; 48_000])?;
 /// engine.play(&hum, PlayParams::default().bus(music).looping(true))?;
 /// engine.play(&hum, PlayParams::default().bus(speech))?;
+/// engine.bus_meter(music); // peaks are measured from the first read on
 /// engine.render(480); // the speech bus sounds...
 /// engine.render(480); // ...and the music bus is ducked from the next block
 /// let m = engine.bus_meter(music).unwrap();
@@ -214,6 +215,8 @@ pub(crate) struct Counters {
     meters: Box<[SlotMeter]>,
     virtual_meters: Box<[SlotMeter]>,
     bus_meters: Box<[BusMeterCell]>,
+    /// Some bus meter was read: the audio side measures peaks from then on.
+    meters_wanted: AtomicBool,
     /// Set once by the mixer's `Drop`, after its last event was pushed.
     mixer_gone: AtomicBool,
 }
@@ -250,8 +253,15 @@ impl Counters {
         }
     }
 
+    /// Whether the game reads bus meters (until it first does, the audio
+    /// side spares itself the peak passes).
+    pub(crate) fn meters_wanted(&self) -> bool {
+        self.meters_wanted.load(Relaxed)
+    }
+
     /// Bus `b`'s meter, if there is such a bus.
     pub(crate) fn bus_meter(&self, b: usize) -> Option<BusMeter> {
+        self.meters_wanted.store(true, Relaxed);
         let m = self.bus_meters.get(b)?;
         Some(BusMeter {
             peak: f32::from_bits(m.peak.load(Relaxed)),

@@ -126,10 +126,15 @@ impl Engine {
     /// duck's gain (see [`crate::BusMeter`]). `None` for a bus of another
     /// engine. For debug overlays and for tests that check a mix.
     ///
+    /// Peaks are measured from the first call on (a game that never reads
+    /// a meter pays nothing for them): until the audio side has begun a
+    /// block after it, `peak` reads 0.
+    ///
     /// ```
     /// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
     /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
     /// let sfx = engine.create_bus()?;
+    /// assert_eq!(engine.bus_meter(sfx).unwrap().peak, 0.0); // metering starts
     /// engine.play(&Sound::from_samples(1, 48_000, vec![0.5; 4_800])?, PlayParams::default().bus(sfx).pan(-1.0))?;
     /// engine.render(480);
     /// assert_eq!(engine.bus_meter(sfx).unwrap().peak, 0.5);

@@ -276,6 +276,7 @@ impl Mixer {
             *odd = 0.0;
         }
         self.drain_commands();
+        self.buses.metering = self.counters.meters_wanted();
         self.move_emitters(frames);
         // Since when a slot has been free (a virtual voice comes back into
         // one that stays free a while): reset while the pool is full.

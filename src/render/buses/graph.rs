@@ -91,6 +91,11 @@ impl Buses {
         if let Some(old) = bus.setup.replace(setup) {
             std::mem::forget(old); // (never: a bus is set up once)
         }
+        if let Some(d) = self.buses[b].duck {
+            if let Some(x) = self.ducked_by.get_mut(usize::from(d.duck.by)) {
+                *x = true;
+            }
+        }
         self.hear_effects(b);
         self.shaped = self
             .buses
@@ -204,6 +209,8 @@ impl Buses {
         let pstart = parent * 2 * BUS_FRAMES;
         let (pl, pr) = head[pstart..pstart + 2 * BUS_FRAMES].split_at_mut(BUS_FRAMES);
         let (pl, pr) = (&mut pl[..n], &mut pr[..n]);
+        // Some bus ducks while this one sounds: measure it.
+        let ducks = self.ducked_by.get(b).copied().unwrap_or(false);
         let bus = &mut self.buses[b];
         if let Some(setup) = bus.setup.as_mut() {
             for e in setup.effects.iter_mut() {
@@ -223,8 +230,9 @@ impl Buses {
             // The common case: one gain for the chunk (vectorized).
             Some(g) => {
                 let g = g * d0;
-                let most = |s: &[f32]| s.iter().fold(0.0f32, |m, &x| m.max(x.abs()));
-                peak = g.abs() * most(l).max(most(r));
+                if self.metering || ducks {
+                    peak = g.abs() * super::peak(l).max(super::peak(r));
+                }
                 for (o, x) in pl.iter_mut().zip(l.iter_mut()) {
                     *o += *x * g;
                     *x = 0.0;

@@ -167,6 +167,10 @@ pub(crate) struct Buses {
     /// Per bus, the largest sample it passed on since the meters were last
     /// taken.
     peaks: Box<[f32]>,
+    /// Peaks are measured (someone reads the meters).
+    pub(crate) metering: bool,
+    /// Per bus: some bus ducks while it sounds.
+    ducked_by: Box<[bool]>,
 }
 
 impl Buses {
@@ -203,6 +207,8 @@ impl Buses {
             shaped: false,
             scratch: vec![0.0; 2 * BUS_FRAMES].into_boxed_slice(),
             peaks: vec![0.0; count].into_boxed_slice(),
+            metering: false,
+            ducked_by: vec![false; count].into_boxed_slice(),
         }
     }
 
@@ -420,10 +426,11 @@ impl Buses {
         let (ml, mr) = self.buffers[..2 * BUS_FRAMES].split_at_mut(BUS_FRAMES);
         let (ml, mr) = (&mut ml[..n], &mut mr[..n]);
         let m = &self.buses[0];
-        let most = |s: &[f32]| s.iter().fold(0.0f32, |m, &x| m.max(x.abs()));
-        let loudest = most(ml).max(most(mr)) * m.volume.value.max(m.volume.target);
-        if let Some(p) = self.peaks.first_mut() {
-            *p = p.max(loudest);
+        if self.metering {
+            let loudest = peak(ml).max(peak(mr)) * m.volume.value.max(m.volume.target);
+            if let Some(p) = self.peaks.first_mut() {
+                *p = p.max(loudest);
+            }
         }
         match m.steady_gain() {
             // The common case, and bit for bit what a fixed master gain
@@ -453,9 +460,36 @@ impl Buses {
     }
 }
 
+/// The largest magnitude in `x` (0 for none): on the bits, so that it
+/// vectorizes (a finite `f32`'s magnitude orders as its bits do; the mix
+/// holds no NaN).
+#[inline]
+pub(crate) fn peak(x: &[f32]) -> f32 {
+    let magnitude = |v: f32| v.to_bits() & 0x7fff_ffff;
+    let mut lanes = [0u32; 8];
+    let chunks = x.chunks_exact(8);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for (m, &v) in lanes.iter_mut().zip(c) {
+            *m = (*m).max(magnitude(v));
+        }
+    }
+    for &v in rest {
+        lanes[0] = lanes[0].max(magnitude(v));
+    }
+    f32::from_bits(lanes.into_iter().max().unwrap_or(0))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_peak_is_the_largest_magnitude() {
+        assert_eq!(peak(&[0.1, -0.7, 0.3, 1e-30]), 0.7);
+        assert_eq!(peak(&[]), 0.0);
+        assert_eq!(peak(&[-0.0, 0.0]), 0.0);
+    }
 
     #[test]
     fn a_ramp_moves_linearly_and_lands_on_its_target() {

@@ -90,11 +90,15 @@ impl Filter {
         }
     }
 
+    /// One sample through the filter: the trapezoidal SVF's `v1` and `v2`
+    /// written straight from the states and the input (the same values as
+    /// `v3 = v0 - ic2; v1 = a1 ic1 + a2 v3; v2 = ic2 + a2 ic1 + a3 v3`,
+    /// with fewer steps between one sample's states and the next's).
     #[inline(always)]
     fn tick(a: &[f32; 3], s: &mut State, v0: f32, pass: Pass) -> f32 {
-        let v3 = v0 - s.ic2;
-        let v1 = a[0] * s.ic1 + a[1] * v3;
-        let v2 = s.ic2 + a[1] * s.ic1 + a[2] * v3;
+        let [a1, a2, a3] = *a;
+        let v1 = a1 * s.ic1 + a2 * (v0 - s.ic2);
+        let v2 = (a2 * s.ic1 + a3 * v0) + (1.0 - a3) * s.ic2;
         s.ic1 = 2.0 * v1 - s.ic1;
         s.ic2 = 2.0 * v2 - s.ic2;
         match pass {

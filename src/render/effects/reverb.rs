@@ -127,43 +127,76 @@ impl Reverb {
 
     /// Mixes the reverberation of `left` and `right` in, its share
     /// gliding from `wet.0` to `wet.1`; returns the loudest value read
-    /// from the lines.
+    /// from the lines. Runs in stretches within which no line wraps, so
+    /// the inner loop has no wrap test.
     fn run(&mut self, left: &mut [f32], right: &mut [f32], wet: (f32, f32)) -> f32 {
-        let d = 0.7 * self.damping.value;
-        let n = left.len() as f32;
-        let (mut w, dw) = (wet.0, (wet.1 - wet.0) / n.max(1.0));
-        let mut loudest = 0.0f32;
-        for (l, r) in left.iter_mut().zip(right.iter_mut()) {
-            let input = 0.35 * (*l + *r);
-            let mut y = [0.0f32; LINES];
-            for (k, yk) in y.iter_mut().enumerate() {
-                let i = self.start[k] + self.pos[k];
-                let out = self.memory.get(i).copied().unwrap_or(0.0);
-                loudest = loudest.max(out.abs());
-                // Damped: a one-pole low-pass in the loop.
-                let low = out + d * (self.low[k] - out);
-                self.low[k] = if low.abs() < 1e-20 { 0.0 } else { low };
-                *yk = self.low[k] * self.feedback[k];
-            }
-            let sum: f32 = y.iter().sum();
-            let house = sum * (2.0 / LINES as f32);
-            for (k, &yk) in y.iter().enumerate() {
-                let sign = if k % 2 == 0 { 1.0 } else { -1.0 };
-                let i = self.start[k] + self.pos[k];
-                if let Some(m) = self.memory.get_mut(i) {
-                    *m = yk - house + sign * input;
-                }
-                self.pos[k] += 1;
+        let n = left.len().min(right.len());
+        let dw = (wet.1 - wet.0) / (n as f32).max(1.0);
+        let mut w = wet.0;
+        let mut loudest = 0u32;
+        let mut done = 0;
+        while done < n {
+            let room = (0..LINES)
+                .map(|k| self.len[k].saturating_sub(self.pos[k]))
+                .min()
+                .unwrap_or(0)
+                .max(1);
+            let m = room.min(n - done);
+            let (l, r) = (&mut left[done..done + m], &mut right[done..done + m]);
+            loudest = loudest.max(self.stretch(l, r, &mut w, dw));
+            for k in 0..LINES {
+                self.pos[k] += m;
                 if self.pos[k] >= self.len[k] {
                     self.pos[k] = 0;
                 }
             }
+            done += m;
+        }
+        // Flushed once a stretch: what decays toward denormals.
+        for low in &mut self.low {
+            if low.abs() < 1e-20 {
+                *low = 0.0;
+            }
+        }
+        f32::from_bits(loudest)
+    }
+
+    /// `left.len()` frames, every line read and written from its position
+    /// on without wrapping; the loudest magnitude read, as bits.
+    #[inline(always)]
+    fn stretch(&mut self, left: &mut [f32], right: &mut [f32], w: &mut f32, dw: f32) -> u32 {
+        let d = 0.7 * self.damping.value;
+        let mut loudest = 0u32;
+        let (feedback, start, pos) = (self.feedback, self.start, self.pos);
+        let mut low = self.low;
+        for (i, (l, r)) in left.iter_mut().zip(right.iter_mut()).enumerate() {
+            let input = 0.35 * (*l + *r);
+            let mut y = [0.0f32; LINES];
+            for k in 0..LINES {
+                let out = self
+                    .memory
+                    .get(start[k] + pos[k] + i)
+                    .copied()
+                    .unwrap_or(0.0);
+                loudest = loudest.max(out.to_bits() & 0x7fff_ffff);
+                // Damped: a one-pole low-pass in the loop.
+                low[k] = out + d * (low[k] - out);
+                y[k] = low[k] * feedback[k];
+            }
+            let house = y.iter().sum::<f32>() * (2.0 / LINES as f32);
+            for (k, &yk) in y.iter().enumerate() {
+                let sign = if k % 2 == 0 { 1.0 } else { -1.0 };
+                if let Some(m) = self.memory.get_mut(start[k] + pos[k] + i) {
+                    *m = yk - house + sign * input;
+                }
+            }
             let out_l = 0.3 * (y[0] + y[1] - y[2] - y[3] + y[4] + y[5] - y[6] - y[7]);
             let out_r = 0.3 * (y[0] - y[1] + y[2] - y[3] + y[4] - y[5] + y[6] - y[7]);
-            *l = *l * (1.0 - w) + out_l * w;
-            *r = *r * (1.0 - w) + out_r * w;
-            w += dw;
+            *l = *l * (1.0 - *w) + out_l * *w;
+            *r = *r * (1.0 - *w) + out_r * *w;
+            *w += dw;
         }
+        self.low = low;
         loudest
     }
 }
