@@ -73,6 +73,8 @@ fn bench_workload(c: &mut Criterion, name: &str, rate: u32, voices: &[usize], po
             Workload::positioned(n, rate)
         } else if name == "w_shaped" {
             Workload::shaped(n, rate)
+        } else if name == "w_flat_tree" {
+            Workload::flat_tree(n, rate)
         } else if name == "w_positioned_still" {
             Workload::positioned_still(n, rate)
         } else {
@@ -177,6 +179,7 @@ fn portable(c: &mut Criterion) {
 
 fn routed(c: &mut Criterion) {
     bench_workload(c, "w_routed", 44_100, &VOICES, false);
+    bench_workload(c, "w_flat_tree", 44_100, &[256], false);
     bench_workload(c, "w_shaped", 44_100, &[256], false);
     effects(c);
 }
@@ -404,11 +407,11 @@ fn main() {
     }
     if let (Some(w), Some(flat), Some(shaped)) = (
         common::median_ns("w_44k1_to_48k/256"),
-        common::median_ns("w_routed/256"),
+        common::median_ns("w_flat_tree/256"),
         common::median_ns("w_shaped/256"),
     ) {
         println!(
-            "\nBus effects, 256 voices: W {:.1} us, flat buses {:.1} us ({:.2}x), a tree of 16 with 4 filters, a reverb and 2 ducks {:.1} us ({:.2}x W, {:.2}x flat)",
+            "\nBus effects, 256 voices: W {:.1} us, 16 buses without effects {:.1} us ({:.2}x), the same with 4 filters, a reverb fed by sends and 2 ducks {:.1} us ({:.2}x W, {:.2}x without effects)",
             w / 1e3,
             flat / 1e3,
             flat / w,

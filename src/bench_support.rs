@@ -140,34 +140,45 @@ impl Workload {
     /// by a third, the rest plain, the voices spread over them: what bus
     /// effects cost against flat buses ([`Workload::routed`]).
     pub fn shaped(voices: usize, rate: u32) -> Workload {
+        Workload::tree(voices, rate, true)
+    }
+
+    /// [`Workload::shaped`]'s 16 buses and routing with no effects, no
+    /// ducks and no sends: what the tree costs by itself.
+    pub fn flat_tree(voices: usize, rate: u32) -> Workload {
+        Workload::tree(voices, rate, false)
+    }
+
+    fn tree(voices: usize, rate: u32, shaped: bool) -> Workload {
         let mut w = Workload::build(voices, rate, false, 0, Sounds::Mono);
         let e = &w.engine;
+        let effects = |e: Vec<crate::Effect>| if shaped { e } else { vec![] };
         let hall = e
             .create_bus_with(crate::BusSettings {
-                effects: vec![crate::Effect::Reverb {
+                effects: effects(vec![crate::Effect::Reverb {
                     room: 0.6,
                     damping: 0.4,
                     wet: 1.0,
-                }],
+                }]),
                 ..Default::default()
             })
             .expect("a bus");
         let world = e
             .create_bus_with(crate::BusSettings {
-                effects: vec![crate::Effect::LowPass { cutoff_hz: 9_000.0 }],
+                effects: effects(vec![crate::Effect::LowPass { cutoff_hz: 9_000.0 }]),
                 ..Default::default()
             })
             .expect("a bus");
         let speech = e.create_bus().expect("a bus");
         let mut buses = Vec::new();
         for k in 0..13 {
-            let effects = match k {
+            let effects = effects(match k {
                 0 => vec![crate::Effect::LowPass { cutoff_hz: 4_000.0 }],
                 1 => vec![crate::Effect::HighPass { cutoff_hz: 120.0 }],
                 2 => vec![crate::Effect::HighPass { cutoff_hz: 300.0 }],
                 _ => vec![],
-            };
-            let duck = (3..5).contains(&k).then_some(crate::Duck {
+            });
+            let duck = (shaped && (3..5).contains(&k)).then_some(crate::Duck {
                 by: speech,
                 amount_db: -9.0,
                 attack: std::time::Duration::from_millis(40),
@@ -197,7 +208,11 @@ impl Workload {
                 .pan(((i * 53 % 201) as f32 / 100.0) - 1.0)
                 .looping(true)
                 .bus(buses[i % buses.len()]);
-            let p = if i % 8 == 0 { p.send(hall, 0.3) } else { p };
+            let p = if shaped && i % 8 == 0 {
+                p.send(hall, 0.3)
+            } else {
+                p
+            };
             w.handles
                 .push(w.engine.play(&sounds[i % sounds.len()], p).expect("queue"));
             if i % 100 == 99 {

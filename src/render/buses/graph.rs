@@ -285,21 +285,44 @@ impl Buses {
         let frames = frames.min(self.chunk);
         let (sl, sr) = self.scratch.split_at_mut(BUS_FRAMES);
         let ran = render(&mut sl[..frames], &mut sr[..frames]);
-        for (target, gain) in [(b, 1.0), (send, level)] {
-            let t = self.mark_used(target);
+        let (t, s) = (self.mark_used(b), self.mark_used(send));
+        let (sl, sr) = self.scratch.split_at_mut(BUS_FRAMES);
+        let (sl, sr) = (&mut sl[..frames], &mut sr[..frames]);
+        if t == s {
+            // Sent to its own bus: once, louder.
             let start = t * 2 * BUS_FRAMES;
             let (l, r) = self.buffers[start..start + 2 * BUS_FRAMES].split_at_mut(BUS_FRAMES);
-            let (sl, sr) = self.scratch.split_at(BUS_FRAMES);
-            for (o, &x) in l.iter_mut().zip(&sl[..frames]) {
-                *o += x * gain;
-            }
-            for (o, &x) in r.iter_mut().zip(&sr[..frames]) {
-                *o += x * gain;
+            add_and_clear(&mut l[..frames], sl, 1.0 + level);
+            add_and_clear(&mut r[..frames], sr, 1.0 + level);
+            return ran;
+        }
+        // Both buses' buffers at once: one pass adds to each and clears.
+        let (lo, hi) = (t.min(s), t.max(s));
+        let (head, tail) = self.buffers.split_at_mut(hi * 2 * BUS_FRAMES);
+        let low = &mut head[lo * 2 * BUS_FRAMES..(lo + 1) * 2 * BUS_FRAMES];
+        let high = &mut tail[..2 * BUS_FRAMES];
+        let (own, sent) = if t < s { (low, high) } else { (high, low) };
+        let (ol, or) = own.split_at_mut(BUS_FRAMES);
+        let (xl, xr) = sent.split_at_mut(BUS_FRAMES);
+        for (scratch, bus, send_to) in [(sl, ol, xl), (sr, or, xr)] {
+            for ((x, o), y) in scratch
+                .iter_mut()
+                .zip(bus[..frames].iter_mut())
+                .zip(send_to[..frames].iter_mut())
+            {
+                *o += *x;
+                *y += *x * level;
+                *x = 0.0;
             }
         }
-        let (sl, sr) = self.scratch.split_at_mut(BUS_FRAMES);
-        sl[..frames].fill(0.0);
-        sr[..frames].fill(0.0);
         ran
+    }
+}
+
+/// Adds `x` times `gain` to `out` and leaves `x` silent.
+fn add_and_clear(out: &mut [f32], x: &mut [f32], gain: f32) {
+    for (o, x) in out.iter_mut().zip(x.iter_mut()) {
+        *o += *x * gain;
+        *x = 0.0;
     }
 }
