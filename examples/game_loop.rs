@@ -3,14 +3,16 @@
 //! frame, plus a second thread (think: an AI or physics system) that plays
 //! footsteps through a [`Controller`].
 //!
-//! The scene uses voicepool's voice management: a music bus and an effects
-//! bus (each with its own volume), a UI bus; a `guns` group (at most 4
+//! The scene uses voicepool's voice management and its buses: a music bus
+//! ducked by 12 dB while the radio speaks, an effects ("world") bus behind
+//! a low-pass that is fully open in play, a reverb bus the gunshots and
+//! explosions send to, a radio bus and a UI bus; a `guns` group (at most 4
 //! gunshots at once, the oldest gives way) and a `steps` group (at most 2,
-//! and never two within 50 ms). Halfway through, a pause menu pauses the
-//! effects bus, turns the music down and plays a UI click; closing it
-//! resumes the effects exactly where they were. It prints what was
-//! limited, stolen and paused, naming each voice by its sound through
-//! `voice_info` (no map of its own).
+//! and never two within 50 ms). Halfway through, a pause menu muffles the
+//! world (its low-pass glides to 600 Hz), turns the music down and plays a
+//! UI click; closing it opens the world again. It prints what was limited
+//! and stolen, naming each voice by its sound through `voice_info` (no map
+//! of its own), and how far the radio ducked the music.
 //!
 //! ```text
 //! cargo run --release --example game_loop               # live, or simulated if no device
@@ -27,8 +29,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use voicepool::{
-    AudioEngine, Controller, Engine, EngineSettings, Event, GroupHandle, GroupSettings,
-    OfflineEngine, PlayParams, Sound, StealPolicy, VoiceHandle,
+    AudioEngine, BusSettings, Controller, Duck, Effect, EffectParam, Engine, EngineSettings, Event,
+    GroupHandle, GroupSettings, OfflineEngine, PlayParams, Sound, StealPolicy, VoiceHandle,
 };
 
 /// Live device or, failing that, an offline engine rendered once a frame.
@@ -135,11 +137,34 @@ fn main() {
     let click = load("sparkle_1").with_name("ui_click");
     let gunshot = noise_burst("gunshot", 0.35, 0.06, 0.6, 7);
     let explosion = noise_burst("explosion", 1.5, 0.4, 0.08, 11);
+    let radio_line = noise_burst("radio", 1.0, 2.0, 0.3, 13);
 
     let ctl = output.engine().controller();
     let setup = || -> Result<_, voicepool::PlayError> {
-        let music_bus = ctl.create_bus()?;
-        let sfx = ctl.create_bus()?;
+        let radio = ctl.create_bus()?;
+        let music_bus = ctl.create_bus_with(BusSettings {
+            duck: Some(Duck {
+                by: radio,
+                amount_db: -12.0,
+                attack: Duration::from_millis(60),
+                release: Duration::from_millis(500),
+            }),
+            ..Default::default()
+        })?;
+        let sfx = ctl.create_bus_with(BusSettings {
+            effects: vec![Effect::LowPass {
+                cutoff_hz: 24_000.0,
+            }],
+            ..Default::default()
+        })?;
+        let hall = ctl.create_bus_with(BusSettings {
+            effects: vec![Effect::Reverb {
+                room: 0.6,
+                damping: 0.4,
+                wet: 1.0,
+            }],
+            ..Default::default()
+        })?;
         let ui = ctl.create_bus()?;
         let guns = ctl.create_group(GroupSettings {
             max_voices: 4,
@@ -151,9 +176,9 @@ fn main() {
             min_interval: Duration::from_millis(50),
             ..Default::default()
         })?;
-        Ok((music_bus, sfx, ui, guns, steps))
+        Ok((music_bus, sfx, ui, guns, steps, radio, hall))
     };
-    let (music_bus, sfx, ui, guns, steps) = setup().unwrap_or_else(|e| {
+    let (music_bus, sfx, ui, guns, steps, radio, hall) = setup().unwrap_or_else(|e| {
         eprintln!("game_loop: {e}");
         std::process::exit(1);
     });
@@ -202,35 +227,50 @@ fn main() {
     let frames = (seconds * 60.0) as u64;
     let start = Instant::now();
     let (mut steals, mut in_group, mut limited_rejects, mut steps_lost) = (0, 0, 0, 0);
+    let mut deepest_duck = 1.0f32;
     for frame in 0..frames {
         let t = frame as f64 / 60.0;
         if (0.5..2.5).contains(&t) && frame % 3 == 0 {
             let p = PlayParams::default()
                 .group(guns)
                 .bus(sfx)
+                .send(hall, 0.25)
                 .pan(0.4)
                 .pitch(0.95 + 0.01 * (frame % 10) as f32);
             play(&ctl, &gunshot, p);
         }
         if frame == 90 || frame == 150 {
-            let p = PlayParams::default().bus(sfx).priority(200);
+            let p = PlayParams::default().bus(sfx).send(hall, 0.3).priority(200);
             play(&ctl, &explosion, p);
         }
+        if frame == 165 {
+            println!("frame {frame:4}: the radio speaks: the music ducks");
+            play(
+                &ctl,
+                &radio_line,
+                PlayParams::default().bus(radio).priority(220),
+            );
+        }
         if frame == 210 {
-            println!("frame {frame:4}: pause menu opens: effects paused, music down, click");
+            println!("frame {frame:4}: pause menu opens: the world muffled, music down, click");
             menu_open.store(true, Ordering::Relaxed);
-            let _ = ctl.pause_bus(sfx);
+            let muffle = EffectParam::CutoffHz(600.0);
+            let _ = ctl.set_effect_param(sfx, 0, muffle, Duration::from_millis(300));
             let _ = ctl.set_bus_volume(music_bus, 0.3, Duration::from_millis(300));
             play(&ctl, &click, PlayParams::default().bus(ui).priority(255));
         }
         if frame == 270 {
-            println!("frame {frame:4}: pause menu closes: effects resume where they were");
+            println!("frame {frame:4}: pause menu closes: the world opens again");
             menu_open.store(false, Ordering::Relaxed);
-            let _ = ctl.resume_bus(sfx);
+            let open = EffectParam::CutoffHz(24_000.0);
+            let _ = ctl.set_effect_param(sfx, 0, open, Duration::from_millis(300));
             let _ = ctl.set_bus_volume(music_bus, 1.0, Duration::from_millis(300));
             play(&ctl, &click, PlayParams::default().bus(ui).priority(255));
         }
         output.tick(frame_time);
+        if let Some(m) = output.engine().bus_meter(music_bus) {
+            deepest_duck = deepest_duck.min(m.duck_gain);
+        }
 
         // Read what the audio side did since last frame, and name it.
         let engine = output.engine();
@@ -294,5 +334,9 @@ fn main() {
         "{seconds} s: {} voices started, {} stolen ({in_group} within a full group), \
          {} rejected ({limited_rejects} by a group), {steps_lost} footsteps lost, peak {} of 8 voices ({steals} steals printed)",
         stats.started, stats.steals, stats.rejections, stats.peak_active_voices
+    );
+    println!(
+        "the radio ducked the music to {:.1} dB",
+        20.0 * deepest_duck.max(1e-6).log10()
     );
 }
