@@ -1,4 +1,4 @@
-//! The mixing targets (first set in the project's issue 4), through the
+//! The mixing targets, through the
 //! public API.
 //!
 //! - `w_44k1_to_48k/N`: workload W ([`Workload`]): N voices looping one-second
@@ -9,25 +9,25 @@
 //! - `w_portable/256`: workload W on the portable kernels (what a CPU
 //!   without AVX2 runs).
 //! - `w_routed/N`: workload W with every voice on one of four buses (not
-//!   the master) and in one of four groups ([`Workload::routed`]). Issue
-//!   11's goal: at most 10 % more per voice-frame than `w_44k1_to_48k/N`.
+//!   the master) and in one of four groups ([`Workload::routed`]). Goal:
+//!   at most 10 % more per voice-frame than `w_44k1_to_48k/N`.
 //! - `w_stereo/N`: workload W with stereo 44.1 kHz sounds
-//!   ([`Workload::stereo`]). Issue 15's goal: 0.45 ns per voice-frame or
+//!   ([`Workload::stereo`]). Goal: 0.45 ns per voice-frame or
 //!   better at 256 voices.
 //! - `w_distinct/N`: workload W with a different 1 to 2 s sound per voice
 //!   ([`Workload::distinct`]), far more sample data than the caches hold.
-//!   Issue 15's goal: 0.45 ns per voice-frame or better at 256 and 1024.
+//!   Goal: 0.45 ns per voice-frame or better at 256 and 1024.
 //!
 //! `w_44k1_to_48k`, `w_stereo` and `w_distinct` run at 8, 32, 256 and 1024
-//! voices (issue 15: 8 voices at 0.30 ns or better for W).
+//! voices (goal: 8 voices at 0.30 ns or better for W).
 //!
 //! - `loops/...`: 256 voices looping one sound each, in 480-frame blocks:
 //!   a long loop (4,800 frames) at pitch 1 (the reference) and 64, and
-//!   loops of 1, 4, 16 and 64 frames at pitch 1 and 64. Issue 9's goal:
+//!   loops of 1, 4, 16 and 64 frames at pitch 1 and 64. Goal:
 //!   every short loop within 3x of the long loop's cost per voice-frame;
 //!   the table prints each one's ratio.
 //! - `virtual/N`: workload W at 32 voices with N more looping voices of a
-//!   lower priority, all virtual. Issue 12's goal: 10,000 virtual voices
+//!   lower priority, all virtual. Goal: 10,000 virtual voices
 //!   add under 5 us per 480-frame block (printed at the end).
 //! - `w_positioned/256`, `w_positioned_still/256`: workload W with every
 //!   voice positioned, moved every block or never; against
@@ -56,7 +56,7 @@ use voicepool::bench_support::{output_stage, simd_kernels_available, slot_bytes,
 use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
 
 const VOICES: [usize; 3] = [32, 256, 1024];
-/// Voice counts of the issue 15 workloads (`w_44k1_to_48k`, `w_stereo`,
+/// Voice counts of the small-pool workloads (`w_44k1_to_48k`, `w_stereo`,
 /// `w_distinct`): small pools too, where a fixed cost per block shows.
 const VOICES15: [usize; 4] = [8, 32, 256, 1024];
 

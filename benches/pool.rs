@@ -1,4 +1,4 @@
-//! The pool targets (first set in the project's issue 4).
+//! The pool targets.
 //!
 //! - `play_full_pool/1024`: the audio side of one `play` into a full pool of
 //!   1024 voices, victim choice (quietest), steal and fade-out tail included.

@@ -21,7 +21,7 @@
 //! 256 voices in the same process instead, in alternating slices (four
 //! blocks of W, about a fifth of a millisecond here, and as many
 //! voice-frames of the other), and prints the quartiles of the per-slice ratios
-//! (ns per voice-frame, the workload's over W's): the issue 15 goals are
+//! (ns per voice-frame, the workload's over W's): the small-pool goals are
 //! such ratios, and slices that close together see the same machine, where
 //! separate runs on a shared one differ by a third.
 //!

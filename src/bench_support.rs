@@ -73,7 +73,7 @@ pub fn distinct_sounds(count: usize, rate: u32) -> Vec<Sound> {
         .collect()
 }
 
-/// Workload W of issue 4, through the public API: `voices` voices, each
+/// Workload W (the peer workload every mixing figure is measured on), through the public API: `voices` voices, each
 /// looping one of eight one-second mono sounds at `rate` Hz, mixed to
 /// 48 kHz stereo in [`BLOCK`]-frame blocks, with volumes and pans spread
 /// out, a 10 ms fade-in at the start, and in every block a sixteenth of the
