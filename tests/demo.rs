@@ -210,6 +210,28 @@ fn bad_flags_are_explained_not_a_panic() {
 }
 
 #[test]
+fn help_lists_every_flag_and_exits_cleanly() {
+    for flag in ["--help", "-h"] {
+        let (out, stdout) = run_demo(&[flag]);
+        assert_eq!(out.status.code(), Some(0), "{stdout}");
+        for name in [
+            "--voices",
+            "--seconds",
+            "--policy",
+            "--offline",
+            "--paced",
+            "--render",
+            "--timeline",
+        ] {
+            assert!(
+                stdout.contains(name),
+                "{flag} does not mention {name}: {stdout}"
+            );
+        }
+    }
+}
+
+#[test]
 fn seconds_must_be_above_zero_and_the_message_says_so() {
     let (out, _) = run_demo(&["--seconds", "0", "--offline"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
