@@ -132,3 +132,30 @@ pub use stats::{BusMeter, SlotView, Stats};
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// The guide's code, compiled and run as doc tests (`docs/guide/`).
+#[cfg(doctest)]
+pub mod guide {
+    #[doc = include_str!("../docs/guide/first-sound.md")]
+    pub struct FirstSound;
+    #[doc = include_str!("../docs/guide/handles-and-events.md")]
+    pub struct HandlesAndEvents;
+    #[doc = include_str!("../docs/guide/stealing.md")]
+    pub struct Stealing;
+    #[doc = include_str!("../docs/guide/groups-and-buses.md")]
+    pub struct GroupsAndBuses;
+    #[doc = include_str!("../docs/guide/virtual-voices.md")]
+    pub struct VirtualVoices;
+    #[doc = include_str!("../docs/guide/space.md")]
+    pub struct Space;
+    #[doc = include_str!("../docs/guide/streaming.md")]
+    pub struct Streaming;
+    #[doc = include_str!("../docs/guide/output.md")]
+    pub struct Output;
+    #[doc = include_str!("../docs/guide/testing.md")]
+    pub struct Testing;
+    #[doc = include_str!("../docs/guide/sizing.md")]
+    pub struct Sizing;
+    #[doc = include_str!("../docs/guide/realtime.md")]
+    pub struct Realtime;
+}
