@@ -129,7 +129,8 @@ fn the_victim_is_silent_and_the_rest_plays_on() -> Result<(), String> {
 }
 
 fn main() {
-    let checks: [(&str, fn() -> Result<(), String>); 2] = [
+    type Check = fn() -> Result<(), String>;
+    let checks: [(&str, Check); 2] = [
         (
             "the explosion steals the quiet hum",
             the_explosion_steals_the_quiet_hum,
