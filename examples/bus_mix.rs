@@ -95,7 +95,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     })?;
     let world = e.create_bus_with(BusSettings {
         effects: vec![Effect::LowPass {
-            cutoff_hz: 24_000.0,
+            cutoff_hz: f32::MAX,
         }],
         ..Default::default()
     })?;
@@ -139,7 +139,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             e.play(&step, PlayParams::default().bus(steps).volume(0.6))?;
         }
         if b == menu_open || b == menu_close {
-            let cutoff = if b == menu_open { 500.0 } else { 24_000.0 };
+            let cutoff = if b == menu_open { 500.0 } else { f32::MAX };
             e.set_effect_param(
                 world,
                 0,

@@ -153,7 +153,7 @@ fn main() {
         })?;
         let sfx = ctl.create_bus_with(BusSettings {
             effects: vec![Effect::LowPass {
-                cutoff_hz: 24_000.0,
+                cutoff_hz: f32::MAX,
             }],
             ..Default::default()
         })?;
@@ -262,7 +262,7 @@ fn main() {
         if frame == 270 {
             println!("frame {frame:4}: pause menu closes: the world opens again");
             menu_open.store(false, Ordering::Relaxed);
-            let open = EffectParam::CutoffHz(24_000.0);
+            let open = EffectParam::CutoffHz(f32::MAX);
             let _ = ctl.set_effect_param(sfx, 0, open, Duration::from_millis(300));
             let _ = ctl.set_bus_volume(music_bus, 1.0, Duration::from_millis(300));
             play(&ctl, &click, PlayParams::default().bus(ui).priority(255));

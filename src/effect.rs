@@ -64,8 +64,10 @@ pub const MAX_EFFECTS: usize = 8;
 /// [`crate::Controller::set_effect_param`].
 ///
 /// Out-of-range values are clamped, NaN or infinite ones refused:
-/// `cutoff_hz` 10 Hz to just under half the output rate; `room`,
-/// `damping` and `wet` 0 to 1.
+/// `cutoff_hz` 10 Hz to just under half the output rate (0.49 times it);
+/// `room`, `damping` and `wet` 0 to 1. A filter at the end of its range
+/// (a low-pass given `f32::MAX`, a high-pass given 0) is fully open: a
+/// wire that costs nothing.
 ///
 /// ```
 /// use voicepool::Effect;
@@ -188,7 +190,11 @@ pub(crate) fn max_cutoff(rate: u32) -> f32 {
 ///
 /// `amount_db` is clamped to -96 to 0 dB, `attack` and `release` to at most
 /// 10 s; NaN or infinite is refused, as is a `by` of another engine, the
-/// master bus, or the bus itself.
+/// master bus, or a bus the ducked one feeds (its own sound would duck it).
+///
+/// A ducker heard in the same block ducks at once when it is at least as
+/// deep in the bus tree as the bus it ducks (the common case: both feed
+/// the master); one nearer the master ducks from the next block.
 ///
 /// ```
 /// use std::time::Duration;
@@ -274,8 +280,10 @@ pub trait CustomEffect: Send + 'static {
     }
 
     /// Whether, fed silence from now on, it would output only silence (a
-    /// reverb whose tail has died away). While it is idle and the bus gets
-    /// no input, the bus skips it. Default: never idle (it always runs).
+    /// reverb whose tail has died away) and has nothing under way that must
+    /// move on with time (a parameter glide). While it is idle and the bus
+    /// gets no input, the bus skips it: `process` is not called, and time
+    /// does not pass for it. Default: never idle (it always runs).
     fn is_idle(&self) -> bool {
         false
     }

@@ -157,8 +157,7 @@ impl SlotMeter {
 /// engine.play(&hum, PlayParams::default().bus(music).looping(true))?;
 /// engine.play(&hum, PlayParams::default().bus(speech))?;
 /// engine.bus_meter(music); // peaks are measured from the first read on
-/// engine.render(480); // the speech bus sounds...
-/// engine.render(480); // ...and the music bus is ducked from the next block
+/// engine.render(480); // the speech bus sounds, and ducks the music at once
 /// let m = engine.bus_meter(music).unwrap();
 /// assert!((m.duck_gain - 0.251).abs() < 0.01); // -12 dB
 /// assert!(m.peak > 0.0);

@@ -117,6 +117,38 @@ fn a_cutoff_glide_lowers_the_level_progressively_without_a_click() {
     assert!(largest_step(&glide) <= largest_step(&before) * 1.001);
 }
 
+#[test]
+fn a_glide_runs_while_its_bus_is_silent() {
+    // The pause menu muffles the world while nothing plays on it: a sound
+    // that starts after the glide's end is muffled from its first block.
+    let mut e = engine();
+    let world = e
+        .create_bus_with(BusSettings {
+            effects: vec![Effect::LowPass {
+                cutoff_hz: f32::MAX,
+            }],
+            ..Default::default()
+        })
+        .unwrap();
+    e.render(480);
+    e.set_effect_param(
+        world,
+        0,
+        EffectParam::CutoffHz(300.0),
+        Duration::from_millis(100),
+    )
+    .unwrap();
+    e.render(9_600); // 200 ms of silence on the bus
+    e.play(
+        &sine(4_000.0, 1.0, RATE, 0.25),
+        PlayParams::default().looping(true).bus(world),
+    )
+    .unwrap();
+    let first = rms(&channel(e.render(960), 0));
+    let open = level_through(4_000.0, vec![]);
+    assert!(db(first / open) < -30.0, "{:.1} dB", db(first / open));
+}
+
 /// Renders a 50 ms burst of noise into a bus with a reverb (`room`, `wet`)
 /// and returns the burst's RMS and the output after it, 50 ms windows.
 fn after_a_burst(room: f32, wet: f32, seconds: f32) -> (f64, Vec<f64>) {
@@ -430,6 +462,28 @@ fn bad_bus_settings_and_effect_parameters_are_errors_with_nothing_made() {
         assert!(e.create_bus_with(settings).is_err(), "{what}");
     }
     // Nothing was made: the first bus made now is bus 1.
+    let first = e.create_bus().unwrap();
+    assert_eq!(first.index(), 1);
+    // A bus ducked by a bus it feeds (its own sound would duck it).
+    let child = e
+        .create_bus_with(BusSettings {
+            output: Some(first),
+            ..Default::default()
+        })
+        .unwrap();
+    for (output, by) in [(first, first), (child, first), (child, child)] {
+        let ducked_by_its_parent = BusSettings {
+            output: Some(output),
+            duck: Some(Duck {
+                by,
+                amount_db: -6.0,
+                attack: Duration::ZERO,
+                release: Duration::ZERO,
+            }),
+            ..Default::default()
+        };
+        assert!(e.create_bus_with(ducked_by_its_parent).is_err());
+    }
     let world = e
         .create_bus_with(BusSettings {
             effects: vec![
@@ -443,7 +497,7 @@ fn bad_bus_settings_and_effect_parameters_are_errors_with_nothing_made() {
             ..Default::default()
         })
         .unwrap(); // out of range: clamped
-    assert_eq!(world.index(), 1);
+    assert_eq!(world.index(), 3);
     let glide = Duration::from_millis(10);
     let cases: [(BusHandle, usize, EffectParam); 6] = [
         (world, 2, EffectParam::CutoffHz(500.0)), // past the end
@@ -479,6 +533,52 @@ fn bad_bus_settings_and_effect_parameters_are_errors_with_nothing_made() {
             PlayParams::default().send(world, f32::NAN)
         )
         .is_err());
+}
+
+/// A game's effect that breaks its contract for a while: NaN for its first
+/// `bad` calls, then it passes the sound through.
+struct Faulty {
+    bad: u32,
+}
+
+impl voicepool::CustomEffect for Faulty {
+    fn process(&mut self, left: &mut [f32], right: &mut [f32]) {
+        if self.bad > 0 {
+            self.bad -= 1;
+            left.fill(f32::NAN);
+            right[0] = f32::INFINITY;
+        }
+    }
+}
+
+#[test]
+fn a_custom_effect_that_outputs_nan_poisons_nothing_after_it() {
+    let mut e = engine();
+    let bus = e
+        .create_bus_with(BusSettings {
+            effects: vec![
+                Effect::Custom(Box::new(Faulty { bad: 3 })),
+                Effect::LowPass { cutoff_hz: 2_000.0 },
+                Effect::Reverb {
+                    room: 0.5,
+                    damping: 0.5,
+                    wet: 0.3,
+                },
+            ],
+            ..Default::default()
+        })
+        .unwrap();
+    e.play(
+        &sine(200.0, 1.0, RATE, 0.3),
+        PlayParams::default().looping(true).bus(bus),
+    )
+    .unwrap();
+    let during = e.render(1_440).to_vec();
+    assert!(during.iter().all(|s| s.is_finite()));
+    e.render(4_800);
+    // The filter and the reverb after it work again: the tone comes out.
+    let after = rms(&channel(e.render(4_800), 0));
+    assert!(after > 0.05, "{after}");
 }
 
 /// A scene with every kind of effect, a duck and a send, gliding.

@@ -65,7 +65,8 @@ impl Controller {
     /// Errors, with nothing made: [`PlayError::TooManyBuses`];
     /// [`PlayError::ForeignHandle`] for an `output` or a duck's `by` of
     /// another engine; [`PlayError::Invalid`] for more than
-    /// [`crate::effect::MAX_EFFECTS`] effects or a duck by the master bus;
+    /// [`crate::effect::MAX_EFFECTS`] effects, or a duck by the master bus
+    /// or by a bus this one feeds (its own sound would duck it);
     /// [`PlayError::InvalidParameter`] for a NaN or infinite parameter
     /// (out-of-range ones are clamped: see [`Effect`] and
     /// [`crate::Duck`]); [`PlayError::QueueFull`].
@@ -75,7 +76,7 @@ impl Controller {
     /// use voicepool::{BusSettings, Effect, EffectParam, EngineSettings, OfflineEngine, PlayParams, Sound};
     /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
     /// let world = engine.create_bus_with(BusSettings {
-    ///     effects: vec![Effect::LowPass { cutoff_hz: 20_000.0 }],
+    ///     effects: vec![Effect::LowPass { cutoff_hz: f32::MAX }], // fully open
     ///     ..Default::default()
     /// })?;
     /// let vehicles = engine.create_bus_with(BusSettings { output: Some(world), ..Default::default() })?;
@@ -134,11 +135,28 @@ impl Controller {
             return Err(PlayError::TooManyBuses { max });
         }
         let index = game.buses_made as u16 + 1;
-        if duck.is_some_and(|d| d.by == index) {
-            return Err(PlayError::Invalid {
-                name: "duck",
-                reason: "a bus cannot duck itself",
-            });
+        if let Some(d) = duck {
+            // The bus itself, or one it feeds through: its own sound would
+            // duck it.
+            let mut at = output;
+            let mut on_chain = d.by == index;
+            for _ in 0..=game.bus_outputs.len() {
+                if at == MASTER_BUS {
+                    break;
+                }
+                on_chain |= at == d.by;
+                at = game
+                    .bus_outputs
+                    .get(usize::from(at) - 1)
+                    .copied()
+                    .unwrap_or(MASTER_BUS);
+            }
+            if on_chain {
+                return Err(PlayError::Invalid {
+                    name: "duck",
+                    reason: "a bus cannot be ducked by itself or a bus it feeds",
+                });
+            }
         }
         let kinds: Vec<EffectKind> = effects.iter().map(EffectKind::of).collect();
         let plain = kinds.is_empty() && duck.is_none() && output == MASTER_BUS && volume == 1.0;
@@ -157,6 +175,7 @@ impl Controller {
         }
         game.buses_made += 1;
         game.bus_effects.push(kinds);
+        game.bus_outputs.push(output);
         Ok(BusHandle::new(engine, index))
     }
 
@@ -178,7 +197,7 @@ impl Controller {
     /// use voicepool::{BusSettings, Effect, EffectParam, EngineSettings, OfflineEngine};
     /// let engine = OfflineEngine::new(EngineSettings::default())?;
     /// let world = engine.create_bus_with(BusSettings {
-    ///     effects: vec![Effect::LowPass { cutoff_hz: 20_000.0 }],
+    ///     effects: vec![Effect::LowPass { cutoff_hz: f32::MAX }], // fully open
     ///     ..Default::default()
     /// })?;
     /// engine.set_effect_param(world, 0, EffectParam::CutoffHz(600.0), Duration::from_millis(300))?;

@@ -39,6 +39,8 @@ pub(super) struct GameState {
     pub(super) buses_made: usize,
     /// Per bus made (bus 1 first), the kinds of its effects.
     pub(super) bus_effects: Vec<Vec<super::bus_effects::EffectKind>>,
+    /// Per bus made (bus 1 first), the bus it feeds.
+    pub(super) bus_outputs: Vec<u16>,
     /// One reference to each sound that may be in flight, so the audio side
     /// never drops the last one.
     pub(super) in_flight: Vec<Arc<SoundData>>,

@@ -484,6 +484,7 @@ impl Engine {
                 groups_made: 0,
                 buses_made: 0,
                 bus_effects: Vec::new(),
+                bus_outputs: Vec::new(),
                 in_flight: Vec::new(),
                 prune_at: 16,
                 streams: stream_slots,

@@ -152,9 +152,12 @@ impl Controller {
     /// [`PlayError::EngineStopped`] once the audio side is gone.
     ///
     /// Cheap enough for every emitter every frame: it sends no command
-    /// (so it never meets a full queue) and takes no lock. It writes the
-    /// play's own cell in a table the audio side reads at each block; the
-    /// last write before a block is the one heard. (Unlike the other
+    /// (so it never meets a full queue), and with the handle `play`
+    /// returned it takes no lock. It writes the play's own cell in a table
+    /// the audio side reads at each block; the last write before a block
+    /// is the one heard. A handle taken from an event (which does not know
+    /// the cell) looks its play up under the engine's lock first; two
+    /// threads moving one emitter at once take turns. (Unlike the other
     /// calls, it does not read the audio side's events on the way.)
     ///
     /// ```

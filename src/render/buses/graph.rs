@@ -148,10 +148,21 @@ impl Buses {
         if let Some(bus) = self.buses.get_mut(b) {
             bus.bands = BAND_HZ.map(|hz| {
                 bus.setup.as_ref().map_or(1.0, |s| {
-                    s.effects
+                    // A game's effect may say anything: NaN counts as
+                    // passing, each at most +24 dB, the chain at most +60.
+                    let gain: f32 = s
+                        .effects
                         .iter()
-                        .map(|e| e.power_gain(hz).clamp(0.0, 1e6))
-                        .product()
+                        .map(|e| {
+                            let g = e.power_gain(hz);
+                            if g.is_nan() {
+                                1.0
+                            } else {
+                                g.clamp(0.0, 256.0)
+                            }
+                        })
+                        .product();
+                    gain.min(1e6)
                 })
             });
         }
@@ -215,6 +226,12 @@ impl Buses {
         if let Some(setup) = bus.setup.as_mut() {
             for e in setup.effects.iter_mut() {
                 e.process(l, r);
+                // A game's effect broke its contract (NaN or infinity):
+                // its piece is silence, so nothing after it is poisoned.
+                if !super::peak(l).max(super::peak(r)).is_finite() {
+                    l.fill(0.0);
+                    r.fill(0.0);
+                }
             }
         }
         let (d0, d1) = match (bus.duck.as_mut(), ducker) {

@@ -156,7 +156,8 @@ pub(crate) struct Buses {
     /// pause or the master's): what a virtual voice on it must not move by.
     held: Box<[u64]>,
     /// The buses besides the master in the order they mix down: deepest
-    /// first, so every bus runs after all the buses feeding it.
+    /// first, so every bus runs after all the buses feeding it; among
+    /// equals, in the order they were made.
     order: Box<[u16]>,
     /// Some bus has effects or a duck (the mix-down then runs every bus
     /// that could sound, used or not).
@@ -203,7 +204,9 @@ impl Buses {
             any_paused: false,
             any_used: false,
             held: vec![0; count].into_boxed_slice(),
-            order: (1..count as u16).rev().collect(),
+            // Equal depths in the order buses were made: a ducker (made
+            // before what it ducks) runs first and ducks in the same chunk.
+            order: (1..count as u16).collect(),
             shaped: false,
             scratch: vec![0.0; 2 * BUS_FRAMES].into_boxed_slice(),
             peaks: vec![0.0; count].into_boxed_slice(),
@@ -427,7 +430,8 @@ impl Buses {
         let (ml, mr) = (&mut ml[..n], &mut mr[..n]);
         let m = &self.buses[0];
         if self.metering {
-            let loudest = peak(ml).max(peak(mr)) * m.volume.value.max(m.volume.target);
+            let gain = m.volume.value.max(m.volume.target) * m.pause.value.max(m.pause.target);
+            let loudest = peak(ml).max(peak(mr)) * gain;
             if let Some(p) = self.peaks.first_mut() {
                 *p = p.max(loudest);
             }
@@ -447,7 +451,8 @@ impl Buses {
             }
         }
         // (A steady ramp stays as it is: only running ones move.)
-        // (The master's peak above: its volume at the louder end of a fade.)
+        // (The master's peak above: its volume and pause at the louder end
+        // of a fade.)
         if self.ramping {
             let mut running = false;
             for bus in self.buses.iter_mut() {

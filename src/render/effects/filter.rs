@@ -107,6 +107,18 @@ impl Filter {
         }
     }
 
+    /// Flushes what decays toward denormals to zero.
+    fn flush(&mut self) {
+        for s in &mut self.state {
+            if s.ic1.abs() < 1e-20 {
+                s.ic1 = 0.0;
+            }
+            if s.ic2.abs() < 1e-20 {
+                s.ic2 = 0.0;
+            }
+        }
+    }
+
     fn run(&mut self, l: &mut [f32], r: &mut [f32]) {
         let pass = self.pass;
         let [sl, sr] = &mut self.state;
@@ -135,6 +147,7 @@ impl CustomEffect for Filter {
         let (left, right) = (&mut left[..n], &mut right[..n]);
         if self.left == 0 {
             self.run(left, right);
+            self.flush();
             return;
         }
         let mut done = 0;
@@ -155,15 +168,7 @@ impl CustomEffect for Filter {
                 break;
             }
         }
-        // Flush what decays toward denormals.
-        for s in &mut self.state {
-            if s.ic1.abs() < 1e-20 {
-                s.ic1 = 0.0;
-            }
-            if s.ic2.abs() < 1e-20 {
-                s.ic2 = 0.0;
-            }
-        }
+        self.flush();
     }
 
     fn set_param(&mut self, param: EffectParam, frames: u32) {
@@ -184,9 +189,12 @@ impl CustomEffect for Filter {
     fn is_idle(&self) -> bool {
         // Fed silence, it rings down to nothing within a few periods of its
         // cutoff; the states are flushed to zero well before that matters.
-        self.state
-            .iter()
-            .all(|s| s.ic1.abs() < 1e-9 && s.ic2.abs() < 1e-9)
+        // A glide under way is not idle: it must move on with time.
+        self.left == 0
+            && self
+                .state
+                .iter()
+                .all(|s| s.ic1.abs() < 1e-9 && s.ic2.abs() < 1e-9)
     }
 
     fn power_gain(&self, hz: f32) -> f32 {

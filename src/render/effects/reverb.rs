@@ -250,6 +250,7 @@ impl CustomEffect for Reverb {
     }
 
     fn is_idle(&self) -> bool {
-        self.idle
+        // A glide under way is not idle: it must move on with time.
+        self.idle && self.wet.left == 0 && self.room.left == 0 && self.damping.left == 0
     }
 }
