@@ -304,6 +304,9 @@ pub(crate) struct BusSetup {
     pub(crate) output: u16,
     pub(crate) volume: f32,
     pub(crate) effects: Vec<Box<dyn CustomEffect>>,
+    /// Per effect: a game's own, whose output is checked for NaN and
+    /// infinity (the built-in ones cannot make any).
+    pub(crate) checked: Vec<bool>,
     pub(crate) duck: Option<ValidDuck>,
 }
 

@@ -165,6 +165,7 @@ impl Controller {
                 index,
                 output,
                 volume,
+                checked: kinds.iter().map(|&k| k == EffectKind::Custom).collect(),
                 effects: effects
                     .into_iter()
                     .map(|e| effects::build(e, rate))

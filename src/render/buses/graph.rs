@@ -224,11 +224,12 @@ impl Buses {
         let ducks = self.ducked_by.get(b).copied().unwrap_or(false);
         let bus = &mut self.buses[b];
         if let Some(setup) = bus.setup.as_mut() {
-            for e in setup.effects.iter_mut() {
+            for (k, e) in setup.effects.iter_mut().enumerate() {
                 e.process(l, r);
                 // A game's effect broke its contract (NaN or infinity):
                 // its piece is silence, so nothing after it is poisoned.
-                if !super::peak(l).max(super::peak(r)).is_finite() {
+                let checked = setup.checked.get(k).copied().unwrap_or(true);
+                if checked && !super::peak(l).max(super::peak(r)).is_finite() {
                     l.fill(0.0);
                     r.fill(0.0);
                 }
