@@ -18,47 +18,6 @@ fn tone(freq: f32, frames: usize, rate: u32, channels: u16) -> Sound {
     Sound::from_samples(channels, rate, s).unwrap()
 }
 
-/// A reverb bus, a filtered world bus ducked by `ducker`, and a bus
-/// feeding the world: every kind of bus effect, built on the game side.
-fn shaped_buses(
-    e: &voicepool::Controller,
-    ducker: voicepool::BusHandle,
-) -> [voicepool::BusHandle; 3] {
-    use voicepool::{BusSettings, Duck, Effect};
-    let hall = e
-        .create_bus_with(BusSettings {
-            effects: vec![Effect::Reverb {
-                room: 0.6,
-                damping: 0.4,
-                wet: 1.0,
-            }],
-            ..Default::default()
-        })
-        .unwrap();
-    let world = e
-        .create_bus_with(BusSettings {
-            effects: vec![
-                Effect::LowPass { cutoff_hz: 8_000.0 },
-                Effect::HighPass { cutoff_hz: 60.0 },
-            ],
-            duck: Some(Duck {
-                by: ducker,
-                amount_db: -9.0,
-                attack: Duration::from_millis(30),
-                release: Duration::from_millis(200),
-            }),
-            ..Default::default()
-        })
-        .unwrap();
-    let vehicles = e
-        .create_bus_with(BusSettings {
-            output: Some(world),
-            ..Default::default()
-        })
-        .unwrap();
-    [hall, world, vehicles]
-}
-
 #[test]
 fn the_counter_sees_an_allocation_when_there_is_one() {
     // Proves the harness can fail: an allocation on this thread is counted.
@@ -101,7 +60,7 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
     .collect();
     let buses = [engine.create_bus().unwrap(), engine.create_bus().unwrap()];
     // Effects, a duck, a nested bus; sends; one more bus made mid-run.
-    let [hall, world, vehicles] = shaped_buses(&engine, buses[0]);
+    let [hall, world, vehicles] = support::shaped_buses::shaped_buses(&engine, buses[0]);
     let mut late = None;
     let mut sounds = vec![
         tone(440.0, 4_410, 44_100, 1),
@@ -230,7 +189,7 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
             _ => {}
         }
         if i >= 2_000 && late.is_none() {
-            late = late_bus(&engine);
+            late = support::shaped_buses::late_bus(&engine);
         }
         // Buses fading, pausing (mid-fade too) and resuming; the master too.
         let bus = buses[i % 2];
@@ -334,22 +293,4 @@ fn sweeping_a_stopped_virtual_pool_allocates_and_frees_nothing() {
         stats.virtualized >= 6_000 && stats.ended >= 6_000,
         "{stats:?}"
     );
-}
-
-/// A bus made while the audio runs: a low-passed reverb (tried again
-/// while the command queue is full).
-fn late_bus(e: &voicepool::Controller) -> Option<voicepool::BusHandle> {
-    use voicepool::{BusSettings, Effect};
-    e.create_bus_with(BusSettings {
-        effects: vec![
-            Effect::LowPass { cutoff_hz: 5_000.0 },
-            Effect::Reverb {
-                room: 0.3,
-                damping: 0.2,
-                wet: 0.5,
-            },
-        ],
-        ..Default::default()
-    })
-    .ok()
 }

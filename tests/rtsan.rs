@@ -54,7 +54,7 @@ fn offline_engine_churn_in_realtime_context() {
         });
         let buses = [e.create_bus().unwrap(), e.create_bus().unwrap()];
         // Effects, a duck, a nested bus; sends; one more bus made mid-run.
-        let [hall, world, vehicles] = shaped_buses(&e, buses[0]);
+        let [hall, world, vehicles] = support::shaped_buses::shaped_buses(&e, buses[0]);
         let mut late = None;
         let mut handles = Vec::new();
         let mut paused = Vec::new();
@@ -163,7 +163,7 @@ fn offline_engine_churn_in_realtime_context() {
                 _ => {}
             }
             if i >= 400 && late.is_none() {
-                late = late_bus(&e);
+                late = support::shaped_buses::late_bus(&e);
             }
             match i % 9 {
                 0 => drop(e.pause_bus(buses[i % 2])),
@@ -667,63 +667,4 @@ fn virtual_sweep_in_realtime_context() {
         stats.virtualized >= 6_000 && stats.ended >= 6_000,
         "{stats:?}"
     );
-}
-
-/// A reverb bus, a filtered world bus ducked by `ducker`, and a bus
-/// feeding the world: every kind of bus effect, built on the game side.
-fn shaped_buses(
-    e: &voicepool::Controller,
-    ducker: voicepool::BusHandle,
-) -> [voicepool::BusHandle; 3] {
-    use voicepool::{BusSettings, Duck, Effect};
-    let hall = e
-        .create_bus_with(BusSettings {
-            effects: vec![Effect::Reverb {
-                room: 0.6,
-                damping: 0.4,
-                wet: 1.0,
-            }],
-            ..Default::default()
-        })
-        .unwrap();
-    let world = e
-        .create_bus_with(BusSettings {
-            effects: vec![
-                Effect::LowPass { cutoff_hz: 8_000.0 },
-                Effect::HighPass { cutoff_hz: 60.0 },
-            ],
-            duck: Some(Duck {
-                by: ducker,
-                amount_db: -9.0,
-                attack: Duration::from_millis(30),
-                release: Duration::from_millis(200),
-            }),
-            ..Default::default()
-        })
-        .unwrap();
-    let vehicles = e
-        .create_bus_with(BusSettings {
-            output: Some(world),
-            ..Default::default()
-        })
-        .unwrap();
-    [hall, world, vehicles]
-}
-
-/// A bus made while the audio runs: a low-passed reverb (tried again
-/// while the command queue is full).
-fn late_bus(e: &voicepool::Controller) -> Option<voicepool::BusHandle> {
-    use voicepool::{BusSettings, Effect};
-    e.create_bus_with(BusSettings {
-        effects: vec![
-            Effect::LowPass { cutoff_hz: 5_000.0 },
-            Effect::Reverb {
-                room: 0.3,
-                damping: 0.2,
-                wet: 0.5,
-            },
-        ],
-        ..Default::default()
-    })
-    .ok()
 }

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod codecs;
+pub mod shaped_buses;
 pub mod stream_churn;
 pub mod virtual_sweep;
 
