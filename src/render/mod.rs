@@ -14,6 +14,7 @@ pub(crate) mod effects;
 pub(crate) mod kernel;
 pub(crate) mod limiter;
 pub(crate) mod prefetch;
+pub(crate) mod ramp;
 pub(crate) mod stream;
 pub(crate) mod tails;
 pub(crate) mod voice;

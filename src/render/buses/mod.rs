@@ -28,65 +28,11 @@ use crate::simd::Isa;
 use crate::sound::bands::Bands;
 
 use super::limiter::interleave_limited;
+use super::ramp::Ramp;
 use graph::DuckState;
 
 /// Frames per channel of each bus buffer; longer blocks render in pieces.
 pub(crate) const BUS_FRAMES: usize = 1024;
-
-/// A linear ramp of a gain, in output frames.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Ramp {
-    value: f32,
-    target: f32,
-    left: u32,
-}
-
-impl Ramp {
-    fn steady(value: f32) -> Ramp {
-        Ramp {
-            value,
-            target: value,
-            left: 0,
-        }
-    }
-
-    /// Heads for `target` over `frames` (0: at once), from where it is.
-    fn to(&mut self, target: f32, frames: u32) {
-        self.target = target;
-        self.left = frames;
-        if frames == 0 {
-            self.value = target;
-        }
-    }
-
-    fn step(&self) -> f32 {
-        if self.left == 0 {
-            0.0
-        } else {
-            (self.target - self.value) / self.left as f32
-        }
-    }
-
-    /// The gain `i` frames from now.
-    #[inline(always)]
-    fn at(&self, i: usize, step: f32) -> f32 {
-        if i >= self.left as usize {
-            self.target
-        } else {
-            self.value + step * i as f32
-        }
-    }
-
-    fn advance(&mut self, n: usize) {
-        if n >= self.left as usize {
-            self.value = self.target;
-            self.left = 0;
-        } else {
-            self.value += self.step() * n as f32;
-            self.left -= n as u32;
-        }
-    }
-}
 
 /// One bus: its gains, where it feeds, its effects and its duck.
 struct Bus {

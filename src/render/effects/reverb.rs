@@ -14,6 +14,7 @@
 //! [`Effect::Reverb`]: crate::Effect::Reverb
 
 use crate::effect::{CustomEffect, EffectParam};
+use crate::render::ramp::Ramp;
 
 const LINES: usize = 8;
 
@@ -22,44 +23,6 @@ const LENGTHS: [usize; LINES] = [1433, 1601, 1867, 2053, 2251, 2399, 2617, 2797]
 
 /// Below this the tail is silence (-140 dB).
 const SILENT: f32 = 1e-7;
-
-/// A value gliding linearly over a number of frames.
-#[derive(Clone, Copy)]
-struct Glide {
-    value: f32,
-    target: f32,
-    left: u32,
-}
-
-impl Glide {
-    fn at(value: f32) -> Glide {
-        Glide {
-            value,
-            target: value,
-            left: 0,
-        }
-    }
-
-    fn to(&mut self, target: f32, frames: u32) {
-        self.target = target;
-        self.left = frames;
-        if frames == 0 {
-            self.value = target;
-        }
-    }
-
-    /// Moves on by `n` frames; the value then.
-    fn advance(&mut self, n: usize) -> f32 {
-        if n as u32 >= self.left {
-            self.value = self.target;
-            self.left = 0;
-        } else {
-            self.value += (self.target - self.value) * n as f32 / self.left as f32;
-            self.left -= n as u32;
-        }
-        self.value
-    }
-}
 
 pub(crate) struct Reverb {
     /// All eight lines, one after the other.
@@ -72,9 +35,9 @@ pub(crate) struct Reverb {
     low: [f32; LINES],
     /// Per line, the gain that makes the room's decay time.
     feedback: [f32; LINES],
-    room: Glide,
-    damping: Glide,
-    wet: Glide,
+    room: Ramp,
+    damping: Ramp,
+    wet: Ramp,
     rate: f32,
     /// The tail has died out and the lines are clear.
     idle: bool,
@@ -102,9 +65,9 @@ impl Reverb {
             pos: [0; LINES],
             low: [0.0; LINES],
             feedback: [0.0; LINES],
-            room: Glide::at(room),
-            damping: Glide::at(damping.clamp(0.0, 1.0)),
-            wet: Glide::at(wet.clamp(0.0, 1.0)),
+            room: Ramp::steady(room),
+            damping: Ramp::steady(damping.clamp(0.0, 1.0)),
+            wet: Ramp::steady(wet.clamp(0.0, 1.0)),
             rate: rate as f32,
             idle: true,
             quiet: 0,
@@ -206,7 +169,8 @@ impl CustomEffect for Reverb {
         let n = left.len().min(right.len());
         let (left, right) = (&mut left[..n], &mut right[..n]);
         let from = self.wet.value;
-        let to = self.wet.advance(n);
+        self.wet.advance(n);
+        let to = self.wet.value;
         if self.room.left > 0 {
             self.room.advance(n);
             self.decay();
