@@ -212,15 +212,25 @@ fn mixer_on_its_own_thread_with_a_game_thread_playing() {
     })
     .unwrap();
     let ctl = engine.controller();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let game_done = std::sync::Arc::clone(&done);
     let game = std::thread::spawn(move || {
         let s = sine(500.0, 0.01, 48_000, 0.5);
         for i in 0..3_000 {
             let _ = ctl.play(&s, PlayParams::default().pan((i % 3) as f32 - 1.0));
         }
+        game_done.store(true, std::sync::atomic::Ordering::Release);
     });
     let audio = std::thread::spawn(move || {
         let mut buf = vec![0.0f32; 2 * 256];
-        for _ in 0..4_000 {
+        // At least 4,000 blocks, and on until the game thread is done (an
+        // unpaced mixer can otherwise finish before the first play).
+        let mut blocks = 0u64;
+        while blocks < 4_000 || !done.load(std::sync::atomic::Ordering::Acquire) {
+            mixer.process(&mut buf);
+            blocks += 1;
+        }
+        for _ in 0..100 {
             mixer.process(&mut buf);
         }
         mixer // handed back: dropped off the real-time context
