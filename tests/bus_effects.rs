@@ -3,6 +3,7 @@
 //! hears ducking, bad input refused, and determinism.
 
 mod common;
+mod support;
 
 use std::time::Duration;
 
@@ -585,33 +586,9 @@ fn a_custom_effect_that_outputs_nan_poisons_nothing_after_it() {
 fn shaped_scene() -> Vec<f32> {
     let mut e = engine();
     let speech = e.create_bus().unwrap();
-    let hall = e
-        .create_bus_with(BusSettings {
-            effects: vec![Effect::Reverb {
-                room: 0.6,
-                damping: 0.4,
-                wet: 1.0,
-            }],
-            ..Default::default()
-        })
-        .unwrap();
-    let world = e
-        .create_bus_with(BusSettings {
-            effects: vec![
-                Effect::HighPass { cutoff_hz: 80.0 },
-                Effect::LowPass {
-                    cutoff_hz: 12_000.0,
-                },
-            ],
-            duck: Some(Duck {
-                by: speech,
-                amount_db: -9.0,
-                attack: Duration::from_millis(30),
-                release: Duration::from_millis(300),
-            }),
-            ..Default::default()
-        })
-        .unwrap();
+    // A reverb bus, a filtered world bus ducked by `speech`, a bus
+    // feeding the world: the buses the churn tests use.
+    let [hall, world, vehicles] = support::shaped_buses::shaped_buses(&e, speech);
     let mut out = Vec::new();
     for block in 0..200 {
         if block % 20 == 0 {
@@ -620,6 +597,8 @@ fn shaped_scene() -> Vec<f32> {
                 PlayParams::default().bus(world).send(hall, 0.4),
             )
             .unwrap();
+            e.play(&noise(0.05, 0.2), PlayParams::default().bus(vehicles))
+                .unwrap();
         }
         if block == 60 {
             e.play(
