@@ -30,4 +30,7 @@ cargo test --features rtsan-selftest --tests "$@"
 # a paced storm), where jackd and libjack are installed (CI installs them).
 if [ $# -eq 0 ] && command -v jackd >/dev/null 2>&1 && pkg-config --exists jack; then
   cargo test --features rtsan-selftest,jack --test jack
+  # libjack's metadata database (/dev/shm/jack_db-<uid>) outlives the
+  # test servers; with no jackd left running, nothing needs it.
+  pgrep -x jackd >/dev/null || rm -rf "/dev/shm/jack_db-$(id -u)"
 fi
