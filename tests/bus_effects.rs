@@ -409,6 +409,51 @@ fn a_high_voice_behind_a_low_pass_is_stolen_before_an_equal_one_on_a_plain_bus()
 }
 
 #[test]
+fn a_voice_heard_through_its_send_is_kept_over_one_quieter_there() {
+    let mut e = OfflineEngine::new(EngineSettings {
+        voices: 2,
+        ..Default::default()
+    })
+    .unwrap();
+    let hall = e
+        .create_bus_with(BusSettings {
+            effects: vec![Effect::Reverb {
+                room: 0.5,
+                damping: 0.5,
+                wet: 1.0,
+            }],
+            ..Default::default()
+        })
+        .unwrap();
+    // Nearly silent on its own bus, but sent whole to the hall.
+    let distant = e
+        .create_bus_with(BusSettings {
+            volume: 0.05,
+            ..Default::default()
+        })
+        .unwrap();
+    let hum = sine(300.0, 1.0, RATE, 0.4);
+    let plain = e
+        .play(&hum, PlayParams::default().looping(true).volume(0.3))
+        .unwrap();
+    let in_the_hall = e
+        .play(
+            &hum,
+            PlayParams::default()
+                .looping(true)
+                .bus(distant)
+                .send(hall, 1.0),
+        )
+        .unwrap();
+    e.render(24_000);
+    let by = e.play(&hum, PlayParams::default()).unwrap();
+    e.render(480);
+    let steals = steals_and_rejections(e.drain_events());
+    assert_eq!(steals, [Event::Stolen { victim: plain, by }]);
+    assert!(e.is_playing(in_the_hall));
+}
+
+#[test]
 fn bad_bus_settings_and_effect_parameters_are_errors_with_nothing_made() {
     let e = engine();
     let other = engine();

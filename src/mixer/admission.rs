@@ -53,7 +53,14 @@ impl Mixer {
             send: params.send,
         };
         let ahead = self.space.ahead_of(&who);
-        let level = rank(&self.audibility, &self.buses, &self.streams, &voice, ahead);
+        let level = rank(
+            &self.audibility,
+            &self.buses,
+            &self.streams,
+            &voice,
+            ahead,
+            who.send,
+        );
         let handle = VoiceHandle::new(self.engine, id);
         let starts = now + u64::from(delay);
         // A bus volume changed earlier in this drain: rank by it already.

@@ -70,9 +70,9 @@ impl Mixer {
                     // shorter fade wins; see `Voice::stop`).
                     let (fade, audibility, buses) = (self.stop_fade, self.audibility, &self.buses);
                     let streams = &self.streams;
-                    self.pool.update_all(|_, v| {
+                    self.pool.update_all(|who, v| {
                         v.stop(fade);
-                        Some(rank(&audibility, buses, streams, v, Ahead::STILL))
+                        Some(rank(&audibility, buses, streams, v, Ahead::STILL, who.send))
                     });
                     self.tails.for_each(|v| v.stop(fade));
                     self.stop_all_virtual();
@@ -124,9 +124,16 @@ impl Mixer {
         let (audibility, buses, streams) = (self.audibility, &self.buses, &self.streams);
         let space = &self.space;
         self.pool.update_all(|who, v| {
-            buses
-                .volume_changed(v.bus())
-                .then(|| rank(&audibility, buses, streams, v, space.ahead_of(who)))
+            buses.volume_changed(v.bus()).then(|| {
+                rank(
+                    &audibility,
+                    buses,
+                    streams,
+                    v,
+                    space.ahead_of(who),
+                    who.send,
+                )
+            })
         });
         self.buses.clear_volume_changes();
     }
@@ -144,16 +151,19 @@ impl Mixer {
     /// neither) and recomputes its audibility.
     pub(super) fn update(&mut self, id: u64, f: impl FnOnce(&mut Voice)) {
         let mut f = Some(f);
-        let ahead = match self.emitter_of(id) {
-            Some(e) => self.space.ahead(e),
-            None => Ahead::STILL,
+        let (ahead, send) = match self.pool.find(id) {
+            Some(slot) => {
+                let who = self.pool.who(slot);
+                (self.space.ahead_of(&who), who.send)
+            }
+            None => (Ahead::STILL, crate::command::SendTo::NONE),
         };
         let (audibility, buses, streams) = (self.audibility, &self.buses, &self.streams);
         self.pool.update(id, |v| {
             if let Some(f) = f.take() {
                 f(v);
             }
-            rank(&audibility, buses, streams, v, ahead)
+            rank(&audibility, buses, streams, v, ahead, send)
         });
         // Not a real voice (`f` still here): perhaps a virtual one.
         if let Some(f) = f {

@@ -430,7 +430,16 @@ impl Mixer {
         let fetch = self.prefetch.is_on();
         self.pool.refresh_levels(
             count,
-            |who, v| rank(&audibility, buses, streams, v, space.ahead_of(who)),
+            |who, v| {
+                rank(
+                    &audibility,
+                    buses,
+                    streams,
+                    v,
+                    space.ahead_of(who),
+                    who.send,
+                )
+            },
             |v| {
                 if fetch {
                     prefetch_level(&audibility, v);

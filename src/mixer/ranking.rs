@@ -2,9 +2,11 @@
 //! manager's audibility (which never sees a `Voice`): what a voice is
 //! worth hearing, decoded or streamed. Real-time safe: a few table reads.
 
+use crate::command::SendTo;
 use crate::render::buses::Buses;
 use crate::render::stream::StreamReaders;
 use crate::render::voice::Voice;
+use crate::sound::bands::Bands;
 use crate::voices::audibility::{Ahead, Audibility, Playback};
 
 /// [`level_of`] for any voice in the pool: a streamed play ranks by the
@@ -16,13 +18,14 @@ pub(super) fn rank(
     streams: &StreamReaders,
     voice: &Voice,
     ahead: Ahead,
+    send: SendTo,
 ) -> f32 {
     let Some(k) = voice.stream_slot() else {
-        return level_of(audibility, buses, voice, ahead);
+        return level_of(audibility, buses, voice, ahead, send);
     };
     let playback = playback(voice, ahead);
     // (A stream's spread is not measured: even.)
-    let bus = buses.audible_power(voice.bus(), &crate::sound::bands::Bands::FLAT);
+    let bus = heard_through(buses, voice.bus(), send, &Bands::FLAT);
     match streams.peek(k).and_then(|r| r.curve()) {
         Some(curve) => audibility.level(&curve, &playback) * bus,
         None => {
@@ -58,10 +61,29 @@ fn playback(voice: &Voice, ahead: Ahead) -> Playback {
 /// sound's loudness and how it will play, times its bus's volume: the mixer
 /// joins the renderer's voice state to the voice manager's audibility,
 /// which never sees a `Voice`.
-pub(super) fn level_of(audibility: &Audibility, buses: &Buses, voice: &Voice, ahead: Ahead) -> f32 {
+pub(super) fn level_of(
+    audibility: &Audibility,
+    buses: &Buses,
+    voice: &Voice,
+    ahead: Ahead,
+    send: SendTo,
+) -> f32 {
     let playback = playback(voice, ahead);
     let sound = voice.sound();
-    audibility.level(&sound.loudness, &playback) * buses.audible_power(voice.bus(), &sound.bands)
+    audibility.level(&sound.loudness, &playback)
+        * heard_through(buses, voice.bus(), send, &sound.bands)
+}
+
+/// The power gain a sound spread as `bands` gets on bus `bus`, plus what
+/// it is heard through a send (a voice heard mostly in a reverb is worth
+/// what the reverb lets through of it).
+fn heard_through(buses: &Buses, bus: u16, send: SendTo, bands: &Bands) -> f32 {
+    let own = buses.audible_power(bus, bands);
+    if send.is_some() {
+        own + send.level * send.level * buses.audible_power(send.bus, bands)
+    } else {
+        own
+    }
 }
 
 /// Asks the CPU to start loading what [`rank`] of `voice` will read of its

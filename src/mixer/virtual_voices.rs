@@ -118,6 +118,7 @@ impl Mixer {
             &self.buses,
             &voice,
             self.space.ahead_of(&who),
+            who.send,
         );
         let parked = Parked {
             who,
@@ -215,7 +216,8 @@ impl Mixer {
             return;
         }
         let now = self.frame;
-        let ahead = self.space.ahead_of(&self.virtuals.who(i));
+        let who = self.virtuals.who(i);
+        let (ahead, send) = (self.space.ahead_of(&who), who.send);
         let buses = &self.buses;
         let Some((v, clock)) = self.virtuals.get_mut(i) else {
             return;
@@ -233,7 +235,7 @@ impl Mixer {
             self.end_virtual(i, at);
             return;
         }
-        let level = level_of(&self.audibility, buses, v, ahead);
+        let level = level_of(&self.audibility, buses, v, ahead, send);
         let ends = Self::end_frame(buses, v, now);
         self.virtuals.set_level(i, level);
         self.virtuals.set_ends(i, ends);
@@ -300,7 +302,7 @@ impl Mixer {
             let ended = Self::catch_up(buses, v, clock, now);
             // A positioned voice ranks by where it is now, and will be.
             Self::hear_virtual(space, who, v, out_rate);
-            let level = level_of(&audibility, buses, v, space.ahead_of(who));
+            let level = level_of(&audibility, buses, v, space.ahead_of(who), who.send);
             counters.publish_virtual_level(i, level.sqrt());
             // An end not reported yet keeps its frame.
             let new_end = match ended {
@@ -402,6 +404,7 @@ impl Mixer {
             &self.buses,
             &voice,
             self.space.ahead_of(&who),
+            who.send,
         );
         let handle = VoiceHandle::new(self.engine, who.id);
         let new = Newcomer {
