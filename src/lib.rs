@@ -44,7 +44,7 @@
 //!   handle plays ([`Controller::voice_info`]), virtual voices that keep
 //!   time without a slot and come back sample-exactly
 //!   ([`PlayParams::virtualize`], [`Event::Virtualized`],
-//!   [`Event::Resumed`], [`Engine::virtual_slots`]), and starts scheduled
+//!   [`Event::Resumed`], [`Controller::virtual_slots`]), and starts scheduled
 //!   to the frame on the engine's clock ([`PlayParams::start_at`],
 //!   [`Controller::clock`]).
 //! - [`Mixer`] ([`mixer`]): the audio side, with the real-time contract.

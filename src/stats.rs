@@ -142,7 +142,7 @@ impl SlotMeter {
 }
 
 /// A bus's meter, as of the last block rendered: from
-/// [`crate::Engine::bus_meter`].
+/// [`crate::Controller::bus_meter`].
 ///
 /// ```
 /// use std::time::Duration;

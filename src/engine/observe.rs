@@ -2,7 +2,7 @@
 //! plays, statistics, the pool's slots. Game-thread side; each call reads
 //! the queues and counters the audio side fills and never waits for it.
 
-use super::Engine;
+use super::{Controller, Engine};
 use crate::command::{Event, TimedEvent, VoiceHandle};
 use crate::stats::{SlotView, Stats};
 
@@ -101,7 +101,11 @@ impl Engine {
         self.controller.pump(&mut game);
         game.is_playing(id)
     }
+}
 
+/// Reading the engine's counters and meters needs no exclusive access: a
+/// [`Controller`] on any thread reads them as the [`Engine`] does.
+impl Controller {
     /// The counters, as of the last block rendered.
     ///
     /// ```
@@ -119,7 +123,7 @@ impl Engine {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn stats(&self) -> Stats {
-        self.controller.shared.counters.snapshot()
+        self.shared.counters.snapshot()
     }
 
     /// Bus `bus`'s meter as of the last block rendered: its peak and its
@@ -141,7 +145,7 @@ impl Engine {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn bus_meter(&self, bus: crate::BusHandle) -> Option<crate::BusMeter> {
-        let shared = &self.controller.shared;
+        let shared = &self.shared;
         let b = bus.index_in(shared.engine)?;
         shared.counters.bus_meter(usize::from(b))
     }
@@ -164,7 +168,7 @@ impl Engine {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn slots(&self) -> Vec<SlotView> {
-        let shared = &self.controller.shared;
+        let shared = &self.shared;
         shared.counters.slots(shared.engine)
     }
 
@@ -188,7 +192,7 @@ impl Engine {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn virtual_slots(&self) -> Vec<SlotView> {
-        let shared = &self.controller.shared;
+        let shared = &self.shared;
         shared.counters.virtual_slots(shared.engine)
     }
 }

@@ -30,7 +30,7 @@
 //! | [`Mixer::sample_rate`], [`Mixer::frames_rendered`], [`Mixer::memory_bytes`] | any | yes (reads) |
 //! | `Engine::new`, dropping a `Mixer`, `Mixer::check_invariants` (feature `hooks`) | game | **no**: they allocate or free |
 //! | [`crate::Controller`] `play`, `stop`, `set_*`, `stop_all`, `pause`, `resume`, `fade_volume`, `stop_with_fade`, `create_group`, `create_bus`, bus and master volume, `pause_bus`, `resume_bus`, `voice_info` | game | **no**, but they never wait for the audio thread: a full queue is `PlayError::QueueFull` at once. They take a mutex that only game threads share, and `play` may allocate (the set of live handles, the list of sounds in flight) |
-//! | [`crate::Engine::stats`] | game | lock-free (relaxed atomic loads) |
+//! | [`crate::Controller::stats`] | game | lock-free (relaxed atomic loads) |
 //! | [`crate::Engine::drain_events`], `is_playing`, `slots` | game | **no** (game-side mutex; they allocate what they return) |
 //! | [`crate::Sound`] loading | game | **no** (file I/O, allocation) |
 //!

@@ -1,0 +1,61 @@
+//! # voicepool_bevy
+//!
+//! [voicepool](https://docs.rs/voicepool) in Bevy: a fixed pool of voices
+//! mixed without allocating on the audio thread, where a new sound in a
+//! full pool steals the voice the player will miss least (by how loud each
+//! voice will be over the next moments, where it is, and what its bus does
+//! to it), not the oldest or the one with the lowest set volume.
+//!
+//! ```no_run
+//! use bevy_app::{App, Startup};
+//! use bevy_asset::{AssetPlugin, AssetServer};
+//! use bevy_ecs::prelude::*;
+//! use voicepool_bevy::{SoundPlayer, VoicepoolPlugin};
+//!
+//! fn main() {
+//!     App::new()
+//!         .add_plugins((AssetPlugin::default(), VoicepoolPlugin::default())) // or DefaultPlugins, then VoicepoolPlugin
+//!         .add_systems(Startup, |mut commands: Commands, assets: Res<AssetServer>| {
+//!             commands.spawn(SoundPlayer::new(assets.load("swish.wav")));
+//!         })
+//!         .run();
+//! }
+//! ```
+//!
+//! - [`VoicepoolPlugin`]: the engine's settings, live or offline output,
+//!   labelled buses and groups.
+//! - [`SoundAsset`]: WAV, OGG Vorbis, FLAC and MP3 files, decoded at load
+//!   or streamed from disk ([`SoundLoaderSettings::stream`]).
+//! - [`SoundPlayer`]: a component that plays; removing it or despawning
+//!   the entity stops the voice; [`OnEnd`] says what happens after.
+//! - [`SoundListener`]: the ears; every playing entity with a
+//!   `GlobalTransform` is an emitter, moved each update, with doppler.
+//! - [`SoundEvent`]: started, stolen (and by which entity), ended,
+//!   virtualized, resumed, rejected.
+//! - [`Voicepool`]: the system parameter for run-time control: voices by
+//!   entity, buses and groups by label, master volume, stats.
+//! - [`AudioOutput::Offline`]: renders a fixed number of frames per update
+//!   into [`RenderedAudio`], the same every run: Bevy apps tested headless
+//!   and deterministically.
+//!
+//! The plugin runs no code on the audio thread of its own: it drives
+//! voicepool's game side, whose calls never block, from Bevy systems.
+//! Names do not clash with `bevy_audio`'s, so both can be compiled in.
+
+#![warn(missing_docs)]
+
+mod asset;
+mod control;
+mod events;
+mod output;
+mod player;
+mod plugin;
+mod space;
+
+pub use asset::{SoundAsset, SoundLoadError, SoundLoadErrorKind, SoundLoader, SoundLoaderSettings};
+pub use control::{ControlError, Voicepool, VoicepoolEngine};
+pub use events::{RejectReason, SoundEvent, VoicepoolEvent};
+pub use output::{AudioOutput, OfflineOutput, RenderedAudio};
+pub use player::{OnEnd, PlayingVoice, SoundPlayer};
+pub use plugin::{VoicepoolPlugin, VoicepoolSystems};
+pub use space::SoundListener;

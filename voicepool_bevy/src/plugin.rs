@@ -1,0 +1,218 @@
+//! [`VoicepoolPlugin`]: the engine, the asset type, and the systems.
+
+use std::sync::{Mutex, PoisonError};
+
+use bevy_app::{App, Plugin, PostUpdate};
+use bevy_asset::io::file::FileAssetReader;
+use bevy_asset::{AssetApp, AssetPlugin};
+use bevy_ecs::prelude::*;
+use bevy_time::{Real, Time};
+use bevy_transform::TransformSystems;
+use voicepool::{BusSettings, EngineSettings, GroupSettings};
+
+use crate::asset::{SoundAsset, SoundLoader};
+use crate::control::VoicepoolEngine;
+use crate::events::{dispatch_events, SoundEvent, VoicepoolEvent};
+use crate::output::{AudioOutput, Backend, OfflineOutput, RenderedAudio};
+use crate::player::start_players;
+use crate::space::{move_emitters, move_listener, ListenerState};
+
+/// The plugin: starts voicepool's engine from [`EngineSettings`] (pool
+/// size, steal policy, virtual voices, ...) on an [`AudioOutput`], adds the
+/// [`SoundAsset`] type and its loader, and the systems that play
+/// [`crate::SoundPlayer`]s, move emitters and the listener, render offline
+/// and send [`SoundEvent`]s.
+///
+/// Needs Bevy's `AssetPlugin` (added before it, as `DefaultPlugins` does),
+/// and `TransformPlugin` for emitters. Labelled buses and groups can be
+/// declared here, or made from systems with [`crate::Voicepool`].
+///
+/// ```no_run
+/// use bevy_app::App;
+/// use voicepool::{EngineSettings, GroupSettings, StealPolicy};
+/// use voicepool_bevy::VoicepoolPlugin;
+/// # fn default_plugins(app: &mut App) {}
+///
+/// let mut app = App::new();
+/// # default_plugins(&mut app);
+/// app.add_plugins(
+///     VoicepoolPlugin::default()
+///         .settings(EngineSettings { voices: 48, virtual_voices: 256, ..Default::default() })
+///         .group("footsteps", GroupSettings { max_voices: 4, ..Default::default() }),
+/// );
+/// ```
+///
+/// If the settings are refused (voicepool's checks, see
+/// [`EngineSettings`]), the plugin logs why and starts with the default
+/// settings instead, rather than stopping the game.
+pub struct VoicepoolPlugin {
+    /// The engine's settings.
+    pub settings: EngineSettings,
+    /// Where the mix goes.
+    pub output: AudioOutput,
+    buses: Mutex<Vec<(String, BusSettings)>>,
+    groups: Vec<(String, GroupSettings)>,
+}
+
+impl Default for VoicepoolPlugin {
+    fn default() -> Self {
+        VoicepoolPlugin {
+            settings: EngineSettings::default(),
+            output: AudioOutput::Live,
+            buses: Mutex::new(Vec::new()),
+            groups: Vec::new(),
+        }
+    }
+}
+
+impl VoicepoolPlugin {
+    /// With these engine settings.
+    ///
+    /// ```
+    /// use voicepool::EngineSettings;
+    /// use voicepool_bevy::VoicepoolPlugin;
+    /// let plugin = VoicepoolPlugin::default().settings(EngineSettings { voices: 16, ..Default::default() });
+    /// assert_eq!(plugin.settings.voices, 16);
+    /// ```
+    pub fn settings(mut self, settings: EngineSettings) -> Self {
+        self.settings = settings;
+        self
+    }
+
+    /// Rendering offline on the app's schedule: see [`AudioOutput::Offline`].
+    ///
+    /// ```
+    /// use voicepool_bevy::{AudioOutput, OfflineOutput, VoicepoolPlugin};
+    /// let plugin = VoicepoolPlugin::default().offline(OfflineOutput::default());
+    /// assert!(matches!(plugin.output, AudioOutput::Offline(_)));
+    /// ```
+    pub fn offline(mut self, output: OfflineOutput) -> Self {
+        self.output = AudioOutput::Offline(output);
+        self
+    }
+
+    /// Declares a labelled bus, made when the plugin is added, in the order
+    /// declared. (A bus that feeds or ducks another needs that one's
+    /// handle: make those from a startup system with
+    /// [`crate::Voicepool::create_bus`].)
+    ///
+    /// ```
+    /// use voicepool::{BusSettings, Effect};
+    /// use voicepool_bevy::VoicepoolPlugin;
+    /// let plugin = VoicepoolPlugin::default()
+    ///     .bus("music", BusSettings::default())
+    ///     .bus("cave", BusSettings { effects: vec![Effect::Reverb { room: 0.8, damping: 0.3, wet: 1.0 }], ..Default::default() });
+    /// ```
+    pub fn bus(self, label: impl Into<String>, settings: BusSettings) -> Self {
+        self.buses
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((label.into(), settings));
+        self
+    }
+
+    /// Declares a labelled group (instance limit, retrigger interval).
+    ///
+    /// ```
+    /// use voicepool::GroupSettings;
+    /// use voicepool_bevy::VoicepoolPlugin;
+    /// let plugin = VoicepoolPlugin::default().group("spells", GroupSettings { max_voices: 8, ..Default::default() });
+    /// ```
+    pub fn group(mut self, label: impl Into<String>, settings: GroupSettings) -> Self {
+        self.groups.push((label.into(), settings));
+        self
+    }
+}
+
+/// The plugin's systems, in `PostUpdate` after transform propagation:
+/// order your own against them (a system reading [`SoundEvent`]s sees an
+/// update's events after this set).
+///
+/// ```
+/// use bevy_app::{App, PostUpdate};
+/// use bevy_ecs::prelude::*;
+/// use voicepool_bevy::VoicepoolSystems;
+/// fn react() {}
+/// App::new().add_systems(PostUpdate, react.after(VoicepoolSystems));
+/// ```
+#[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct VoicepoolSystems;
+
+impl Plugin for VoicepoolPlugin {
+    fn build(&self, app: &mut App) {
+        let backend = Backend::start(self.settings.clone(), self.output).or_else(|e| {
+            log::error!("voicepool: engine settings refused ({e}); starting with the defaults");
+            Backend::start(EngineSettings::default(), self.output)
+        });
+        let backend = match backend {
+            Ok(backend) => backend,
+            Err(e) => {
+                log::error!("voicepool: no engine could start: {e}");
+                return;
+            }
+        };
+        if backend.renders_offline() {
+            app.insert_resource(RenderedAudio {
+                samples: Vec::new(),
+                sample_rate: backend.sample_rate(),
+            });
+        }
+        let engine = VoicepoolEngine::new(backend);
+        let buses = std::mem::take(&mut *self.buses.lock().unwrap_or_else(PoisonError::into_inner));
+        for (label, settings) in buses {
+            if let Err(e) = engine.create_bus(&label, settings) {
+                log::error!("voicepool: bus `{label}` not made: {e}");
+            }
+        }
+        for (label, settings) in &self.groups {
+            if let Err(e) = engine.create_group(label, *settings) {
+                log::error!("voicepool: group `{label}` not made: {e}");
+            }
+        }
+        let asset_folder = app
+            .get_added_plugins::<AssetPlugin>()
+            .first()
+            .map_or_else(|| "assets".to_owned(), |p| p.file_path.clone());
+        app.insert_resource(engine)
+            .init_resource::<ListenerState>()
+            .add_message::<SoundEvent>()
+            .add_message::<VoicepoolEvent>()
+            .init_asset::<SoundAsset>()
+            .register_asset_loader(SoundLoader {
+                asset_folder: FileAssetReader::get_base_path().join(asset_folder),
+            })
+            .configure_sets(
+                PostUpdate,
+                VoicepoolSystems.after(TransformSystems::Propagate),
+            )
+            .add_systems(
+                PostUpdate,
+                (
+                    start_players,
+                    (move_emitters, move_listener),
+                    render,
+                    dispatch_events,
+                )
+                    .chain()
+                    .in_set(VoicepoolSystems),
+            );
+    }
+}
+
+/// Renders this update's frames (offline output only).
+fn render(
+    mut engine: ResMut<VoicepoolEngine>,
+    audio: Option<ResMut<RenderedAudio>>,
+    time: Option<Res<Time<Real>>>,
+) {
+    let elapsed = time.map_or(0.0, |t| t.delta_secs_f64());
+    engine
+        .backend
+        .render(elapsed, audio.map(|a| a.into_inner()));
+}
+
+impl From<OfflineOutput> for AudioOutput {
+    fn from(output: OfflineOutput) -> AudioOutput {
+        AudioOutput::Offline(output)
+    }
+}

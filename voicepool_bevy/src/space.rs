@@ -1,0 +1,108 @@
+//! Sound from places: [`SoundListener`] hears, and every playing entity
+//! with a `GlobalTransform` is an emitter that the plugin moves each update.
+
+use bevy_ecs::prelude::*;
+use bevy_math::Vec3;
+use bevy_time::{Real, Time};
+use bevy_transform::components::GlobalTransform;
+use voicepool::Listener;
+
+use crate::control::VoicepoolEngine;
+use crate::player::{Emitter, PlayingVoice};
+
+/// The ears: put it on one entity with a `Transform` (usually the camera).
+/// Each update, after transforms propagate, the listener is placed and
+/// turned as that entity is (facing its forward, -Z), with a velocity for
+/// doppler from how far it moved. With none, the listener stays at the
+/// origin facing -Z; with several, the first found is used.
+///
+/// ```
+/// use bevy_ecs::prelude::*;
+/// use bevy_transform::components::Transform;
+/// use voicepool_bevy::SoundListener;
+///
+/// fn spawn_player(mut commands: Commands) {
+///     commands.spawn((SoundListener, Transform::from_xyz(0.0, 1.7, 0.0)));
+/// }
+/// ```
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SoundListener;
+
+/// Where the listener was last update.
+#[derive(Resource, Default)]
+pub(crate) struct ListenerState {
+    last: Option<Vec3>,
+}
+
+/// The seconds one update covers: the rendered frames offline (so that
+/// offline renders do not depend on the machine's clock), the app's real
+/// clock otherwise.
+fn update_seconds(engine: &VoicepoolEngine, time: Option<&Time<Real>>) -> f32 {
+    engine
+        .backend
+        .fixed_update_seconds()
+        .or_else(|| time.map(|t| t.delta_secs()))
+        .unwrap_or(0.0)
+}
+
+fn velocity(from: Vec3, to: Vec3, seconds: f32) -> Vec3 {
+    if seconds > 0.0 {
+        (to - from) / seconds
+    } else {
+        Vec3::ZERO
+    }
+}
+
+fn mint(v: Vec3) -> [f32; 3] {
+    [v.x, v.y, v.z]
+}
+
+/// Moves every emitter's voice to where its entity is now.
+pub(crate) fn move_emitters(
+    engine: Res<VoicepoolEngine>,
+    time: Option<Res<Time<Real>>>,
+    mut emitters: Query<(&PlayingVoice, &GlobalTransform, &mut Emitter)>,
+) {
+    let seconds = update_seconds(&engine, time.as_deref());
+    for (voice, transform, mut emitter) in &mut emitters {
+        let at = transform.translation();
+        if !at.is_finite() {
+            continue;
+        }
+        let v = velocity(emitter.last, at, seconds);
+        emitter.last = at;
+        // Only a stopped engine or a non-finite value refuses; neither is
+        // worth more than skipping this update.
+        let _ = engine.set_position(voice.0, mint(at), mint(v));
+    }
+}
+
+/// Places the listener where the [`SoundListener`] entity is now.
+pub(crate) fn move_listener(
+    engine: Res<VoicepoolEngine>,
+    time: Option<Res<Time<Real>>>,
+    mut state: ResMut<ListenerState>,
+    listeners: Query<&GlobalTransform, With<SoundListener>>,
+) {
+    let Some(transform) = listeners.iter().next() else {
+        return;
+    };
+    let seconds = update_seconds(&engine, time.as_deref());
+    let at = transform.translation();
+    if !at.is_finite() {
+        return;
+    }
+    let v = state
+        .last
+        .map_or(Vec3::ZERO, |last| velocity(last, at, seconds));
+    state.last = Some(at);
+    let listener = Listener {
+        position: mint(at).into(),
+        forward: mint(transform.forward().into()).into(),
+        up: mint(transform.up().into()).into(),
+        velocity: mint(v).into(),
+    };
+    if let Err(e) = engine.set_listener(listener) {
+        log::debug!("voicepool: listener not moved this update: {e}");
+    }
+}
