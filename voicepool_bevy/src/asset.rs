@@ -10,7 +10,10 @@
 //! # use bevy_asset::{AssetServer, Handle};
 //! # use voicepool_bevy::{SoundAsset, SoundLoaderSettings};
 //! # fn load(asset_server: &AssetServer) -> Handle<SoundAsset> {
-//! asset_server.load_with_settings("music/theme.ogg", |s: &mut SoundLoaderSettings| s.stream = true)
+//! asset_server
+//!     .load_builder()
+//!     .with_settings(|s: &mut SoundLoaderSettings| s.stream = true)
+//!     .load("music/theme.ogg")
 //! # }
 //! ```
 //!
@@ -70,7 +73,7 @@ impl From<Sound> for SoundAsset {
 }
 
 /// How [`SoundLoader`] loads a file; set per load with
-/// `AssetServer::load_with_settings`, or in the file's `.meta` file.
+/// `AssetServer::load_builder`, or in the file's `.meta` file.
 ///
 /// ```
 /// use voicepool_bevy::SoundLoaderSettings;

@@ -1,0 +1,107 @@
+//! Sounds loaded from files by the asset server: decoded, streamed, and
+//! files that are missing or corrupt (a load error naming the file, and
+//! the waiting player rejected; no panic).
+
+mod support;
+
+use bevy_app::{App, Last};
+use bevy_asset::{AssetLoadFailedEvent, AssetServer, Handle};
+use bevy_ecs::prelude::*;
+use support::*;
+use voicepool_bevy::{
+    PlayingVoice, RejectReason, SoundAsset, SoundEvent, SoundLoaderSettings, SoundPlayer,
+};
+
+/// Every load failure's message.
+#[derive(Resource, Default)]
+struct Failures(Vec<String>);
+
+fn failures(
+    mut reader: MessageReader<AssetLoadFailedEvent<SoundAsset>>,
+    mut seen: ResMut<Failures>,
+) {
+    seen.0.extend(reader.read().map(|e| e.error.to_string()));
+}
+
+fn asset_app(dir: &TempDir) -> App {
+    let mut app = app(&dir.0, plugin(8));
+    app.init_resource::<Failures>().add_systems(Last, failures);
+    app
+}
+
+/// Updates until `done`, at most 2,000 times (loading runs on other
+/// threads).
+fn run_until(app: &mut App, done: impl Fn(&App) -> bool) {
+    for _ in 0..2_000 {
+        app.update();
+        if done(app) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    panic!("not done after 2,000 updates");
+}
+
+#[test]
+fn sounds_from_files_play_decoded_or_streamed() {
+    for stream in [false, true] {
+        let dir = TempDir::new(if stream { "streamed" } else { "decoded" });
+        std::fs::create_dir_all(dir.0.join("sfx")).unwrap();
+        write_wav(&dir.0.join("sfx/beep.wav"), 0.5, 0.5);
+        let mut app = asset_app(&dir);
+        let handle: Handle<SoundAsset> = app
+            .world()
+            .resource::<AssetServer>()
+            .load_builder()
+            .with_settings(move |s: &mut SoundLoaderSettings| s.stream = stream)
+            .load("sfx/beep.wav");
+        let entity = app.world_mut().spawn(SoundPlayer::new(handle)).id();
+        run_until(&mut app, |app| {
+            app.world().get::<PlayingVoice>(entity).is_some()
+        });
+        run(&mut app, 20);
+        let out = rendered(&app);
+        let played = out.chunks(2).filter(|f| f[0].abs() > 0.1).count();
+        assert!(
+            played > 1_000,
+            "stream {stream}: the file's tone is in the output"
+        );
+        assert!(app.world().resource::<Failures>().0.is_empty());
+    }
+}
+
+#[test]
+fn a_missing_or_corrupt_file_is_a_load_error_naming_it() {
+    // (file, its bytes (None: no file), what the error must say)
+    let cases: [(&str, Option<&[u8]>, &str); 3] = [
+        ("missing.wav", None, "missing.wav"),
+        (
+            "corrupt.wav",
+            Some(b"RIFF\x10\0\0\0WAVEjunkjunkjunk"),
+            "corrupt.wav",
+        ),
+        ("noise.ogg", Some(&[7u8; 4_000]), "noise.ogg"),
+    ];
+    for (file, bytes, named) in cases {
+        let dir = TempDir::new("bad_files");
+        if let Some(bytes) = bytes {
+            std::fs::write(dir.0.join(file), bytes).unwrap();
+        }
+        let mut app = asset_app(&dir);
+        let handle = app.world().resource::<AssetServer>().load(file.to_owned());
+        let entity = app.world_mut().spawn(SoundPlayer::new(handle)).id();
+        run_until(&mut app, |app| {
+            !app.world().resource::<Failures>().0.is_empty()
+        });
+        run(&mut app, 2);
+        let errors = &app.world().resource::<Failures>().0;
+        assert!(errors[0].contains(named), "{file}: {errors:?}");
+        assert!(
+            events(&app).contains(&SoundEvent::Rejected {
+                entity,
+                reason: RejectReason::AssetFailed
+            }),
+            "{file}: the player is told"
+        );
+    }
+}

@@ -1,0 +1,118 @@
+//! Emitters and the listener from transforms: a sound passing in front of
+//! the listener gets louder as it comes and pans from left to right.
+
+mod support;
+
+use bevy_app::Update;
+use bevy_ecs::prelude::*;
+use bevy_transform::components::Transform;
+use support::*;
+use voicepool::PlayParams;
+use voicepool_bevy::{PlayingVoice, SoundListener, SoundPlayer};
+
+/// Moves along +X at this many metres per update.
+#[derive(Component)]
+struct Slide(f32);
+
+fn slide(mut movers: Query<(&Slide, &mut Transform)>) {
+    for (slide, mut transform) in &mut movers {
+        transform.translation.x += slide.0;
+    }
+}
+
+#[test]
+fn a_passing_emitter_gets_louder_as_it_comes_and_pans_as_it_passes() {
+    let dir = TempDir::new("passing");
+    let mut app = app(&dir.0, plugin(8));
+    app.add_systems(Update, slide);
+    let hum = add_sound(&mut app, tone(1.0, 0.5));
+    // The listener at the origin, facing -Z (Bevy's forward); the emitter
+    // 3 m in front, passing from 40 m left to 40 m right at 20 m/s.
+    app.world_mut().spawn((SoundListener, Transform::default()));
+    let car = app
+        .world_mut()
+        .spawn((
+            SoundPlayer::new(hum).params(PlayParams::default().looping(true)),
+            Transform::from_xyz(-40.0, 0.0, -3.0),
+            Slide(0.2), // 20 m/s at 100 updates a second
+        ))
+        .id();
+    run(&mut app, 400);
+    assert!(app.world().get::<PlayingVoice>(car).is_some());
+    let out = rendered(&app);
+    // The five updates around the one at which the car is at `x`.
+    let at = |x: f32| {
+        let update = ((x + 40.0) / 0.2).round() as usize;
+        rms(&out, (update - 2) * FRAMES, (update + 3) * FRAMES)
+    };
+    let level = |(l, r): (f32, f32)| (l * l + r * r).sqrt();
+    let (far, near, closest) = (at(-35.0), at(-10.0), at(0.0));
+    assert!(
+        level(far) * 2.0 < level(near),
+        "louder as it comes: {far:?} {near:?}"
+    );
+    assert!(
+        level(near) * 1.5 < level(closest),
+        "loudest in front: {near:?} {closest:?}"
+    );
+    let (left, right) = (at(-20.0), at(20.0));
+    assert!(
+        left.0 > 3.0 * left.1,
+        "on the left, heard on the left: {left:?}"
+    );
+    assert!(
+        right.1 > 3.0 * right.0,
+        "on the right, heard on the right: {right:?}"
+    );
+    assert!(
+        (closest.0 / closest.1 - 1.0).abs() < 0.2,
+        "in front, centred: {closest:?}"
+    );
+}
+
+#[test]
+fn a_turned_listener_hears_the_same_emitter_on_its_other_side() {
+    let render = |facing: Transform| {
+        let dir = TempDir::new("turned");
+        let mut app = app(&dir.0, plugin(8));
+        let hum = add_sound(&mut app, tone(1.0, 0.5));
+        app.world_mut().spawn((SoundListener, facing));
+        app.world_mut().spawn((
+            SoundPlayer::new(hum).params(PlayParams::default().looping(true)),
+            Transform::from_xyz(-5.0, 0.0, 0.0),
+        ));
+        run(&mut app, 20);
+        rms(&rendered(&app), 10 * FRAMES, 20 * FRAMES)
+    };
+    let facing_z = render(Transform::default());
+    let facing_back =
+        render(Transform::default().looking_to(bevy_math::Vec3::Z, bevy_math::Vec3::Y));
+    assert!(
+        facing_z.0 > 3.0 * facing_z.1,
+        "facing -Z, -X is left: {facing_z:?}"
+    );
+    assert!(
+        facing_back.1 > 3.0 * facing_back.0,
+        "facing +Z, -X is right: {facing_back:?}"
+    );
+}
+
+#[test]
+fn a_non_spatial_player_on_a_placed_entity_is_not_placed() {
+    let dir = TempDir::new("non_spatial");
+    let mut app = app(&dir.0, plugin(8));
+    let hum = add_sound(&mut app, tone(1.0, 0.5));
+    app.world_mut().spawn((SoundListener, Transform::default()));
+    app.world_mut().spawn((
+        SoundPlayer::new(hum)
+            .params(PlayParams::default().looping(true))
+            .non_spatial(),
+        Transform::from_xyz(-500.0, 0.0, 0.0),
+    ));
+    run(&mut app, 10);
+    let (l, r) = rms(&rendered(&app), 5 * FRAMES, 10 * FRAMES);
+    assert!(
+        l > 0.2 && (l / r - 1.0).abs() < 0.01,
+        "full level, centred: {l} {r}"
+    );
+}
