@@ -9,9 +9,25 @@ bash scripts/setup.sh
 cargo fmt --all --check
 cargo clippy --all-targets -- -D warnings
 cargo clippy -p voicepool-demo --all-targets -- -D warnings
+cargo clippy -p voicepool_bevy --all-targets -- -D warnings
 cargo test --all-targets
 cargo test --doc
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
+# The Bevy plugin (its own crate: the commands above never build Bevy):
+# headless app tests and doc tests, then its example scene rendered
+# offline and checked (sound came out, and the bursts stole voices).
+cargo test -p voicepool_bevy
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p voicepool_bevy
+wisps_wav="$(mktemp -d)/wisps.wav"
+wisps="$(cargo run -q -p voicepool_bevy --example wisps -- --headless --frames 480000 --out "$wisps_wav")"
+rm -rf "$(dirname "$wisps_wav")"
+echo "$wisps"
+steals="$(sed -n 's/.* stolen \([0-9]*\) .*/\1/p' <<<"$wisps")"
+rms="$(sed -n 's/.*, rms \([0-9.]*\)$/\1/p' <<<"$wisps")"
+if ! [ "${steals:-0}" -ge 20 ] || ! [ "${steals:-0}" -le 100 ] || ! awk -v r="${rms:-0}" 'BEGIN { exit !(r > 0.005) }'; then
+  echo "test.sh: the wisps example should steal 20 to 100 voices and not be silent (stolen ${steals:-?}, rms ${rms:-?})" >&2
+  exit 1
+fi
 # The JACK tests (tests/jack.rs, feature `jack`): a paced dummy device that
 # is killed and restarted under a running engine, and a short spell storm on
 # busy cores. They need jackd and libjack (Debian: jackd2,

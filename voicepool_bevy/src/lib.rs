@@ -59,3 +59,8 @@ pub use output::{AudioOutput, OfflineOutput, RenderedAudio};
 pub use player::{OnEnd, PlayingVoice, SoundPlayer};
 pub use plugin::{VoicepoolPlugin, VoicepoolSystems};
 pub use space::SoundListener;
+
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
