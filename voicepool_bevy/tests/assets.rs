@@ -5,7 +5,7 @@
 mod support;
 
 use bevy_app::{App, Last};
-use bevy_asset::{AssetLoadFailedEvent, AssetServer, Handle};
+use bevy_asset::{AssetEvent, AssetLoadFailedEvent, AssetServer, Assets, Handle};
 use bevy_ecs::prelude::*;
 use support::*;
 use voicepool_bevy::{
@@ -104,4 +104,47 @@ fn a_missing_or_corrupt_file_is_a_load_error_naming_it() {
             "{file}: the player is told"
         );
     }
+}
+
+/// How many times a `SoundAsset` was modified (loaded again).
+#[derive(Resource, Default)]
+struct Modified(usize);
+
+fn modified(mut reader: MessageReader<AssetEvent<SoundAsset>>, mut seen: ResMut<Modified>) {
+    seen.0 += reader
+        .read()
+        .filter(|e| matches!(e, AssetEvent::Modified { .. }))
+        .count();
+}
+
+#[test]
+fn a_changed_file_loaded_again_plays_the_new_sound() {
+    let dir = TempDir::new("reload");
+    write_wav(&dir.0.join("zap.wav"), 0.2, 0.2);
+    let mut app = asset_app(&dir);
+    app.init_resource::<Modified>().add_systems(Last, modified);
+    let handle: Handle<SoundAsset> = app.world().resource::<AssetServer>().load("zap.wav");
+    let loaded = |app: &App, handle: &Handle<SoundAsset>| {
+        app.world()
+            .resource::<Assets<SoundAsset>>()
+            .get(handle)
+            .map(|a| a.sound().duration_seconds())
+    };
+    let first = handle.clone();
+    run_until(&mut app, move |app| loaded(app, &first).is_some());
+    // The file changes (Bevy's `file_watcher` feature reloads it by
+    // itself; here the reload is asked for).
+    write_wav(&dir.0.join("zap.wav"), 0.4, 0.8);
+    app.world().resource::<AssetServer>().reload("zap.wav");
+    run_until(&mut app, |app| app.world().resource::<Modified>().0 > 0);
+    assert_eq!(loaded(&app, &handle), Some(0.4));
+    let entity = app.world_mut().spawn(SoundPlayer::new(handle)).id();
+    run(&mut app, 3);
+    assert!(app.world().get::<PlayingVoice>(entity).is_some());
+    let start = rendered(&app).len() / 2 - 3 * FRAMES;
+    let (l, _) = rms(&rendered(&app), start, start + 3 * FRAMES);
+    assert!(
+        l > 0.3,
+        "the new, louder file plays (the old one: 0.1): rms {l}"
+    );
 }

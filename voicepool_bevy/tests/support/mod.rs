@@ -65,6 +65,11 @@ pub fn plugin(voices: usize) -> VoicepoolPlugin {
 #[derive(Resource, Default)]
 pub struct Heard(pub Vec<SoundEvent>);
 
+/// The system that fills [`Heard`], for apps made by hand.
+pub fn hear_system() -> impl FnMut(MessageReader<SoundEvent>, ResMut<Heard>) {
+    hear
+}
+
 fn hear(mut reader: MessageReader<SoundEvent>, mut heard: ResMut<Heard>) {
     heard.0.extend(reader.read().cloned());
 }
