@@ -413,14 +413,15 @@ fn windowed() {
     window::run();
 }
 
-/// The windowed scene: wisps and bursts drawn from above, keys for the
-/// burst (Space) and the menu (Escape).
+/// The windowed scene, seen from above (the listener at the centre facing
+/// up the screen): wisps and bursts drawn as spheres, keys for the burst
+/// (Space) and the menu (Escape).
 #[cfg(feature = "window")]
 mod window {
     use super::*;
     use bevy::prelude::{
-        default, ButtonInput, Camera2d, Color, DefaultPlugins, KeyCode, PluginGroup, Sprite, Text,
-        Vec2,
+        default, Assets, ButtonInput, Camera3d, Color, DefaultPlugins, KeyCode, Mesh, Mesh3d,
+        MeshMaterial3d, PluginGroup, ResMut, Sphere, StandardMaterial, Text, Vec3,
     };
 
     pub(super) fn run() {
@@ -442,7 +443,10 @@ mod window {
     }
 
     fn camera(mut commands: Commands) {
-        commands.spawn(Camera2d);
+        commands.spawn((
+            Camera3d::default(),
+            Transform::from_xyz(0.0, 45.0, 0.0).looking_at(Vec3::ZERO, Vec3::NEG_Z),
+        ));
         commands.spawn(Text::new(
             "Space: a burst of spells   Escape: the pause menu",
         ));
@@ -466,23 +470,30 @@ mod window {
         }
     }
 
-    /// A sprite for every placed sound: brighter while it sounds.
+    /// Placed sounds without a sphere yet.
+    type Undrawn = (With<SoundPlayer>, With<Transform>, Without<Mesh3d>);
+
+    /// A sphere for every placed sound: blue for a wisp, white for a spell
+    /// (a stolen spell's entity is despawned, and its sphere with it).
     fn draw(
         mut commands: Commands,
-        placed: Query<
-            (Entity, &Transform, Option<&voicepool_bevy::PlayingVoice>),
-            (With<SoundPlayer>, Without<Sprite>),
-        >,
+        mut meshes: ResMut<Assets<Mesh>>,
+        mut materials: ResMut<Assets<StandardMaterial>>,
+        new: Query<(Entity, Option<&Wisp>), Undrawn>,
     ) {
-        for (entity, _, playing) in &placed {
-            let color = if playing.is_some() {
-                Color::WHITE
-            } else {
-                Color::srgb(0.4, 0.4, 0.6)
+        for (entity, wisp) in &new {
+            let color = match wisp {
+                Some(_) => Color::srgb(0.3, 0.5, 1.0),
+                None => Color::WHITE,
             };
-            commands
-                .entity(entity)
-                .insert(Sprite::from_color(color, Vec2::splat(12.0)));
+            commands.entity(entity).insert((
+                Mesh3d(meshes.add(Sphere::new(0.5))),
+                MeshMaterial3d(materials.add(StandardMaterial {
+                    base_color: color,
+                    unlit: true,
+                    ..default()
+                })),
+            ));
         }
     }
 }

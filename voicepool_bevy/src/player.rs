@@ -240,16 +240,16 @@ fn player_discarded(mut world: DeferredWorld, context: HookContext) {
     let Some(&PlayingVoice(voice)) = world.get::<PlayingVoice>(context.entity) else {
         return;
     };
-    if let Some(mut engine) = world.get_resource_mut::<VoicepoolEngine>() {
-        if let Some(owner) = engine.owners.get_mut(&voice) {
-            if !owner.attached {
-                return;
-            }
-            owner.attached = false;
-        }
-        // A stale handle (the voice already ended) does nothing.
-        let _ = engine.stop(voice);
-    }
+    let Some(mut engine) = world.get_resource_mut::<VoicepoolEngine>() else {
+        return;
+    };
+    // No owner: the voice is already over (its end is being applied).
+    let Some(owner) = engine.owners.get_mut(&voice).filter(|o| o.attached) else {
+        return;
+    };
+    owner.attached = false;
+    // Only a stopped engine refuses, and then nothing plays anyway.
+    let _ = engine.stop(voice);
 }
 
 /// Starts every `SoundPlayer` whose sound is ready.
