@@ -296,6 +296,33 @@ fn scenarios(seed: u64, seconds: f32) -> Vec<(&'static str, usize, Vec<Play>)> {
     }
     all.push(("battle", 8, plays));
 
+    // Endings under bursts: held notes that stop (and then hold a little
+    // silence) while bursts of three to five sparkles and pings arrive at
+    // once; the best victims are often notes in their last moments.
+    let mut plays = Vec::new();
+    let (mut b, mut next_burst) = (0, 30);
+    while b < blocks {
+        plays.push(at(
+            b,
+            synth::held_note(&mut rng),
+            rng.range(0.5, 1.0),
+            pan(&mut rng),
+        ));
+        if b >= next_burst {
+            for _ in 0..3 + rng.pick(3) {
+                let sound = if rng.pick(3) == 0 {
+                    synth::ping_train(&mut rng)
+                } else {
+                    sparkles[rng.pick(6)].clone()
+                };
+                plays.push(at(b, sound, rng.range(0.2, 0.8), pan(&mut rng)));
+            }
+            next_burst = b + 20 + rng.pick(20);
+        }
+        b += 6 + rng.pick(10);
+    }
+    all.push(("endings under bursts", 6, plays));
+
     // Traffic: vehicles pass on roads 4 to 30 m away at 8 to 40 m/s, some
     // coming, some going; fountains and fires stand 3 to 25 m away.
     let mut plays = Vec::new();

@@ -157,3 +157,27 @@ pub fn steady(rng: &mut Rng) -> Sound {
     low_pass(&mut s, rng.range(800.0, 4_000.0));
     mono(s, "steady")
 }
+
+/// A held note: a steady tone for 0.25 to 0.9 s that stops (a 5 ms
+/// release), then 30 to 200 ms of silence left in the file.
+pub fn held_note(rng: &mut Rng) -> Sound {
+    let (hold, release, tail) = (
+        secs(rng.range(0.25, 0.9)),
+        secs(0.005),
+        secs(rng.range(0.03, 0.2)),
+    );
+    let f = rng.range(220.0, 880.0) * std::f32::consts::TAU / RATE as f32;
+    let s: Vec<f32> = (0..hold + release + tail)
+        .map(|i| {
+            let env = if i < hold {
+                1.0
+            } else if i < hold + release {
+                1.0 - (i - hold) as f32 / release as f32
+            } else {
+                0.0
+            };
+            0.6 * env * (f * i as f32).sin()
+        })
+        .collect();
+    mono(s, "held note")
+}
