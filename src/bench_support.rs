@@ -474,6 +474,7 @@ impl BenchPool {
             who,
             voice: voice.0,
             level: 1.0,
+            ends: crate::voices::Rank::NEVER,
             order: self.next_id,
             now: 0,
             fresh: Some(0),

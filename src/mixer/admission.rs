@@ -12,7 +12,7 @@
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
-use super::ranking::rank;
+use super::ranking::ranked;
 use super::{push_event, Mixer};
 use crate::command::{Event, StreamTicket, ValidParams, VoiceHandle};
 use crate::render::voice::Voice;
@@ -53,13 +53,13 @@ impl Mixer {
             send: params.send,
         };
         let ahead = self.space.ahead_of(&who);
-        let level = rank(
+        let rank = ranked(
             &self.audibility,
             &self.buses,
             &self.streams,
             &voice,
-            ahead,
-            who.send,
+            (ahead, who.send),
+            now,
         );
         let handle = VoiceHandle::new(self.engine, id);
         let starts = now + u64::from(delay);
@@ -69,12 +69,25 @@ impl Mixer {
         let new = Newcomer {
             who,
             voice,
-            level,
+            level: rank.level,
+            ends: rank.ends,
             order,
             now,
             fresh: Some(starts),
         };
-        match self.pool.place(new, self.rules) {
+        let (audibility, buses, streams, space) =
+            (&self.audibility, &self.buses, &self.streams, &self.space);
+        let fresh = |who: &Identity, v: &Voice| {
+            ranked(
+                audibility,
+                buses,
+                streams,
+                v,
+                (space.ahead_of(who), who.send),
+                now,
+            )
+        };
+        match self.pool.place(new, self.rules, fresh) {
             Placement::Started => {}
             Placement::Rejected { voice, why } => {
                 if why == Refusal::GroupFull {

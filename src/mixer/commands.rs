@@ -8,7 +8,7 @@ use ringbuf::traits::Observer;
 use crate::command::{Command, StreamTicket};
 use crate::render::voice::Voice;
 
-use super::ranking::rank;
+use super::ranking::ranked;
 use super::Mixer;
 use crate::voices::audibility::Ahead;
 
@@ -70,9 +70,17 @@ impl Mixer {
                     // shorter fade wins; see `Voice::stop`).
                     let (fade, audibility, buses) = (self.stop_fade, self.audibility, &self.buses);
                     let streams = &self.streams;
+                    let now = self.frame;
                     self.pool.update_all(|who, v| {
                         v.stop(fade);
-                        Some(rank(&audibility, buses, streams, v, Ahead::STILL, who.send))
+                        Some(ranked(
+                            &audibility,
+                            buses,
+                            streams,
+                            v,
+                            (Ahead::STILL, who.send),
+                            now,
+                        ))
                     });
                     self.tails.for_each(|v| v.stop(fade));
                     self.stop_all_virtual();
@@ -122,16 +130,16 @@ impl Mixer {
             return;
         }
         let (audibility, buses, streams) = (self.audibility, &self.buses, &self.streams);
-        let space = &self.space;
+        let (space, now) = (&self.space, self.frame);
         self.pool.update_all(|who, v| {
             buses.volume_changed(v.bus()).then(|| {
-                rank(
+                ranked(
                     &audibility,
                     buses,
                     streams,
                     v,
-                    space.ahead_of(who),
-                    who.send,
+                    (space.ahead_of(who), who.send),
+                    now,
                 )
             })
         });
@@ -159,11 +167,12 @@ impl Mixer {
             None => (Ahead::STILL, crate::command::SendTo::NONE),
         };
         let (audibility, buses, streams) = (self.audibility, &self.buses, &self.streams);
+        let now = self.frame;
         self.pool.update(id, |v| {
             if let Some(f) = f.take() {
                 f(v);
             }
-            rank(&audibility, buses, streams, v, ahead, send)
+            ranked(&audibility, buses, streams, v, (ahead, send), now)
         });
         // Not a real voice (`f` still here): perhaps a virtual one.
         if let Some(f) = f {

@@ -75,7 +75,7 @@ mod space;
 mod virtual_ends;
 mod virtual_voices;
 
-use ranking::{level_of, prefetch_level, rank};
+use ranking::{level_of, prefetch_level, ranked};
 
 pub use crate::render::limiter::LIMITER_THRESHOLD;
 
@@ -157,6 +157,13 @@ pub struct Mixer {
 /// workload and every 2048 frames about 7 %.
 const LEVEL_REFRESH_FRAMES: usize = 2048;
 
+/// A steal ranks again, fresh, the eligible voice whose sound runs out
+/// soonest, when that is within this long (the middle of audibility's
+/// horizons): a kept level is up to [`LEVEL_REFRESH_FRAMES`] old, and a
+/// voice that has run out of sound since may still be ranked by the loud
+/// moments it had then (see `VoicePool::place`).
+const FRESH_WINDOW: std::time::Duration = std::time::Duration::from_millis(300);
+
 /// At most this many commands are taken per block, however large the
 /// command queue: a block of 1,024 plays into a full pool of a million
 /// virtual voices takes up to about 1 ms, so a game that queues a hundred
@@ -199,6 +206,7 @@ impl Mixer {
             rules: StealRules {
                 policy: settings.steal_policy,
                 min_age: u64::from(frames(settings.min_voice_age)),
+                fresh_window: u64::from(frames(FRESH_WINDOW)),
                 isa: Isa::detect(),
             },
             out_rate,
@@ -428,16 +436,17 @@ impl Mixer {
         let (streams, space) = (&self.streams, &self.space);
         // (After `end_block`: the setting the next block renders with.)
         let fetch = self.prefetch.is_on();
+        let now = self.frame;
         self.pool.refresh_levels(
             count,
             |who, v| {
-                rank(
+                ranked(
                     &audibility,
                     buses,
                     streams,
                     v,
-                    space.ahead_of(who),
-                    who.send,
+                    (space.ahead_of(who), who.send),
+                    now,
                 )
             },
             |v| {

@@ -8,6 +8,7 @@ use crate::render::stream::StreamReaders;
 use crate::render::voice::Voice;
 use crate::sound::bands::Bands;
 use crate::voices::audibility::{Ahead, Audibility, Playback};
+use crate::voices::Rank;
 
 /// [`level_of`] for any voice in the pool: a streamed play ranks by the
 /// loudness its loader has measured ahead of it (before it has any, by its
@@ -38,6 +39,37 @@ pub(super) fn rank(
             audibility.level(&flat, &playback) * bus
         }
     }
+}
+
+/// [`rank`], with the output frame `voice`'s sound runs out at, `now`
+/// being the frame it is ranked at: what the voice manager keeps.
+pub(super) fn ranked(
+    audibility: &Audibility,
+    buses: &Buses,
+    streams: &StreamReaders,
+    voice: &Voice,
+    (ahead, send): (Ahead, SendTo),
+    now: u64,
+) -> Rank {
+    Rank {
+        level: rank(audibility, buses, streams, voice, ahead, send),
+        ends: frames_left(voice).map_or(Rank::NEVER, |left| now.saturating_add(left)),
+    }
+}
+
+/// Output frames until `voice` falls silent for good by itself: the end
+/// of a stop's fade, or of a one-shot's sound (its scheduled wait
+/// included); `None` for a loop, a stream, or a paused voice.
+fn frames_left(voice: &Voice) -> Option<u64> {
+    if voice.is_stopping() {
+        return Some(u64::from(voice.gain_path().2));
+    }
+    if voice.looping() || voice.is_held() || voice.stream_slot().is_some() {
+        return None;
+    }
+    let left = (voice.sound().frames as f64 - voice.position()).max(0.0);
+    let step = voice.step();
+    (step > 0.0).then(|| (left / step).ceil() as u64 + u64::from(voice.delay()))
 }
 
 /// How `voice` will play, as audibility reads it (`ahead`: where a

@@ -21,13 +21,13 @@
 use std::sync::atomic::Ordering::Relaxed;
 
 use super::virtual_ends::SCAN_PER_BLOCK;
-use super::{level_of, Mixer};
+use super::{level_of, ranked, Mixer};
 use crate::command::{Event, VoiceHandle};
 use crate::render::buses::Buses;
 use crate::render::voice::Voice;
 use crate::stats::Counters;
 use crate::voices::virtual_pool::{Clock, Parked, VirtualPool, HELD, NEVER};
-use crate::voices::{Comeback, Identity, Newcomer};
+use crate::voices::{Comeback, Identity, Newcomer, Rank};
 use ringbuf::traits::Observer;
 
 /// Every virtual voice's audibility is re-estimated at least once per this
@@ -399,18 +399,20 @@ impl Mixer {
         };
         Self::hear_virtual(&mut self.space, &who, &mut voice, self.out_rate);
         voice.wake(self.steal_fade);
-        let level = level_of(
+        let Rank { level, ends } = ranked(
             &self.audibility,
             &self.buses,
+            &self.streams,
             &voice,
-            self.space.ahead_of(&who),
-            who.send,
+            (self.space.ahead_of(&who), who.send),
+            now,
         );
         let handle = VoiceHandle::new(self.engine, who.id);
         let new = Newcomer {
             who,
             voice,
             level,
+            ends,
             order,
             now,
             fresh: None,

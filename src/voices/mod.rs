@@ -115,7 +115,20 @@ pub(crate) struct StealRules {
     /// Voices younger than this many frames are passed over while an older
     /// candidate exists.
     pub(crate) min_age: u64,
+    /// A steal re-ranks, fresh, the eligible voice whose sound runs out
+    /// within this many frames of now (soonest first) beside the victim
+    /// chosen from the kept levels (see [`VoicePool::place`]); 0: never.
+    pub(crate) fresh_window: u64,
     pub(crate) isa: Isa,
+}
+
+/// Whom a steal is for: the newcomer's priority, the frame, the group it
+/// must stay within.
+#[derive(Clone, Copy)]
+struct Choice {
+    priority: u8,
+    now: u64,
+    within: Option<u16>,
 }
 
 /// What [`VoicePool::place`] did with a new voice.
@@ -134,6 +147,8 @@ pub(crate) struct Newcomer<V> {
     pub(crate) who: Identity,
     pub(crate) voice: V,
     pub(crate) level: f32,
+    /// The output frame its sound runs out at, as [`Rank::ends`].
+    pub(crate) ends: u64,
     /// Its start order (unique, increasing).
     pub(crate) order: u64,
     /// The output frame it starts at.
@@ -142,6 +157,33 @@ pub(crate) struct Newcomer<V> {
     /// group's retrigger interval counts from it); `None` for a virtual
     /// voice coming back.
     pub(crate) fresh: Option<u64>,
+}
+
+/// What the pool keeps of a voice's future: its audibility level (what
+/// stealing ranks by) and the output frame its sound runs out at (the end
+/// of a one-shot, or of a stop's fade; [`Rank::NEVER`] for a loop, a
+/// stream, a paused voice), both as of when they were computed. A voice
+/// near its end may have gone quiet since its level was computed: the
+/// steal re-ranks the one that ends soonest (see [`VoicePool::place`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Rank {
+    pub(crate) level: f32,
+    pub(crate) ends: u64,
+}
+
+impl Rank {
+    /// `ends` of a voice that does not run out by itself.
+    pub(crate) const NEVER: u64 = u64::MAX;
+}
+
+/// A level alone: a voice not known to end.
+impl From<f32> for Rank {
+    fn from(level: f32) -> Rank {
+        Rank {
+            level,
+            ends: Rank::NEVER,
+        }
+    }
 }
 
 /// A fixed-size pool of voices `V`, with their identities, audibility
@@ -183,7 +225,21 @@ impl<V> VoicePool<V> {
     /// replaces one of its own members by its own policy or rejects it;
     /// otherwise a free slot, else a victim chosen by the pool's `rules`,
     /// else it is rejected.
-    pub(crate) fn place(&mut self, new: Newcomer<V>, rules: StealRules) -> Placement<V> {
+    ///
+    /// A victim chosen by audibility is checked against fresh levels
+    /// first: kept levels are up to a refresh period old, and a voice
+    /// whose sound has run out since (a one-shot's end, a stop's fade) may
+    /// still be ranked by the loud moments it had then. `fresh` computes a
+    /// voice's rank now; it is asked for the victim and for the eligible
+    /// voice that runs out soonest (within `rules.fresh_window`), and the
+    /// quieter of the two, fresh, is taken (the choice is made again if
+    /// the victim turns out louder than kept).
+    pub(crate) fn place(
+        &mut self,
+        new: Newcomer<V>,
+        rules: StealRules,
+        fresh: impl FnMut(&Identity, &V) -> Rank,
+    ) -> Placement<V> {
         let (who, now) = (new.who, new.now);
         let (policy, within, new) = match self.groups.admit(who.group, new.fresh.unwrap_or(now)) {
             Admission::TooSoon => {
@@ -202,6 +258,17 @@ impl<V> VoicePool<V> {
         let limited = within.is_some();
         let (min_age, isa) = (rules.min_age, rules.isa);
         let victim = (self.candidates).choose(policy, who.priority, now, min_age, within, isa);
+        let victim = match victim {
+            Victim::Slot(v) if policy == StealPolicy::Quietest => {
+                let to = Choice {
+                    priority: who.priority,
+                    now,
+                    within,
+                };
+                Victim::Slot(self.fresh_victim(v, to, rules, fresh))
+            }
+            other => other,
+        };
         let result = match victim {
             Victim::Slot(i) => self.replace(i, new),
             Victim::None => Err(new.voice),
@@ -216,6 +283,55 @@ impl<V> VoicePool<V> {
                     Refusal::Pool
                 },
             },
+        }
+    }
+
+    /// The victim `v` chosen from kept levels, or the eligible voice that
+    /// runs out soonest if, ranked fresh, it is quieter (see
+    /// [`VoicePool::place`]).
+    fn fresh_victim(
+        &mut self,
+        v: usize,
+        to: Choice,
+        rules: StealRules,
+        mut fresh: impl FnMut(&Identity, &V) -> Rank,
+    ) -> usize {
+        let Choice {
+            priority,
+            now,
+            within,
+        } = to;
+        let found = (self.candidates).soonest_ending(v, now, rules.min_age, within, rules.isa);
+        let Some((e, _)) = found.filter(|&(_, end)| end < now.saturating_add(rules.fresh_window))
+        else {
+            return v;
+        };
+        let kept = self.levels.get(v).copied().unwrap_or(0.0);
+        let (Some(ve), Some(vv)) = (self.slots.get(e), self.slots.get(v)) else {
+            return v;
+        };
+        let (re, rv) = (fresh(&self.who(e), ve), fresh(&self.who(v), vv));
+        self.set_rank(e, re);
+        self.set_rank(v, rv);
+        if re.level < rv.level {
+            return e;
+        }
+        if rv.level <= kept {
+            return v;
+        }
+        // The victim is louder than it was kept: choose again.
+        let isa = rules.isa;
+        let again = (self.candidates).choose(
+            StealPolicy::Quietest,
+            priority,
+            now,
+            rules.min_age,
+            within,
+            isa,
+        );
+        match again {
+            Victim::Slot(i) => i,
+            Victim::None => v,
         }
     }
 
@@ -316,6 +432,7 @@ impl<V> VoicePool<V> {
             who,
             voice,
             level,
+            ends,
             order,
             now,
             fresh,
@@ -327,13 +444,14 @@ impl<V> VoicePool<V> {
                     who,
                     voice,
                     level,
+                    ends,
                     order,
                     now,
                     fresh,
                 })
             }
         };
-        self.set_meta(i, who, level, order, now);
+        self.set_meta(i, who, Rank { level, ends }, order, now);
         self.index.insert(who.id, i as u32);
         self.groups.joined(who.group, fresh);
         Ok(i)
@@ -347,6 +465,7 @@ impl<V> VoicePool<V> {
             who,
             voice,
             level,
+            ends,
             order,
             now: start,
             fresh,
@@ -362,7 +481,7 @@ impl<V> VoicePool<V> {
             return Err(voice);
         };
         let old = std::mem::replace(slot, voice);
-        self.set_meta(i, who, level, order, start);
+        self.set_meta(i, who, Rank { level, ends }, order, start);
         self.index.remove(old_who.id);
         self.index.insert(who.id, i as u32);
         self.groups.left(old_who.group);
@@ -379,7 +498,7 @@ impl<V> VoicePool<V> {
     pub(crate) fn release(&mut self, i: usize) -> Option<(Identity, V)> {
         let v = self.slots.release(i)?;
         let who = *self.who.get(i)?;
-        self.set_meta(i, Identity::NOBODY, 0.0, 0, 0);
+        self.set_meta(i, Identity::NOBODY, Rank::from(0.0), 0, 0);
         self.index.remove(who.id);
         self.groups.left(who.group);
         Some((who, v))
@@ -390,12 +509,13 @@ impl<V> VoicePool<V> {
         self.who.get(i).copied().unwrap_or(Identity::NOBODY)
     }
 
-    fn set_meta(&mut self, i: usize, who: Identity, level: f32, order: u64, start: u64) {
+    fn set_meta(&mut self, i: usize, who: Identity, rank: Rank, order: u64, start: u64) {
         if let (Some(w), Some(l)) = (self.who.get_mut(i), self.levels.get_mut(i)) {
-            (*w, *l) = (who, level);
+            (*w, *l) = (who, rank.level);
         }
+        let key = who.key(rank.level);
         self.candidates
-            .set(i, who.key(level), start, order, who.group);
+            .set(i, key, start, order, who.group, rank.ends);
     }
 
     /// The slot holding voice `id`, if it is still live. O(1).
@@ -404,19 +524,24 @@ impl<V> VoicePool<V> {
     }
 
     /// Applies `f` to live voice `id` (if it is live); `f` returns the
-    /// voice's new audibility level. O(1).
-    pub(crate) fn update(&mut self, id: u64, f: impl FnOnce(&mut V) -> f32) {
+    /// voice's new rank. O(1).
+    pub(crate) fn update<R: Into<Rank>>(&mut self, id: u64, f: impl FnOnce(&mut V) -> R) {
         let Some(i) = self.find(id) else { return };
         if let Some(v) = self.slots.get_mut(i) {
-            let level = f(v);
-            self.set_level(i, level);
+            let rank = f(v).into();
+            self.set_rank(i, rank);
         }
     }
 
-    fn set_level(&mut self, i: usize, level: f32) {
-        if let (Some(l), Some(k)) = (self.levels.get_mut(i), self.candidates.keys.get_mut(i)) {
-            *l = level;
-            *k = victim::with_level(*k, level);
+    fn set_rank(&mut self, i: usize, rank: Rank) {
+        if let (Some(l), Some(k), Some(e)) = (
+            self.levels.get_mut(i),
+            self.candidates.keys.get_mut(i),
+            self.candidates.ends.get_mut(i),
+        ) {
+            *l = rank.level;
+            *k = victim::with_level(*k, rank.level);
+            *e = rank.ends;
         }
     }
 

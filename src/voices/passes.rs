@@ -9,7 +9,7 @@
 //! the slots, or `count` of them), no panics.
 
 use super::free_list::Slot;
-use super::{Identity, VoicePool};
+use super::{Identity, Rank, VoicePool};
 
 /// How many slots ahead of the one rendering [`VoicePool::run`] shows a
 /// voice to its `ahead` hook: far enough that the data fetched has
@@ -26,13 +26,16 @@ pub(crate) enum Ran {
 }
 
 impl<V> VoicePool<V> {
-    /// Applies `f` to every live voice; `f` returns its new level, or
-    /// `None` to keep the level it has.
-    pub(crate) fn update_all(&mut self, mut f: impl FnMut(&Identity, &mut V) -> Option<f32>) {
+    /// Applies `f` to every live voice; `f` returns its new rank, or
+    /// `None` to keep the one it has.
+    pub(crate) fn update_all<R: Into<Rank>>(
+        &mut self,
+        mut f: impl FnMut(&Identity, &mut V) -> Option<R>,
+    ) {
         for i in 0..self.slots.len() {
             let who = self.who.get(i).copied().unwrap_or(Identity::NOBODY);
-            if let Some(level) = self.slots.get_mut(i).and_then(|v| f(&who, v)) {
-                self.set_level(i, level);
+            if let Some(rank) = self.slots.get_mut(i).and_then(|v| f(&who, v)) {
+                self.set_rank(i, rank.into());
             }
         }
     }
@@ -46,10 +49,10 @@ impl<V> VoicePool<V> {
     /// Before slot `i`'s level, `ahead` is shown the live voice in slot
     /// `i + RUN_AHEAD` if it is among the `count` (so the caller can fetch
     /// what its level reads early).
-    pub(crate) fn refresh_levels(
+    pub(crate) fn refresh_levels<R: Into<Rank>>(
         &mut self,
         count: usize,
-        mut level: impl FnMut(&Identity, &V) -> f32,
+        mut level: impl FnMut(&Identity, &V) -> R,
         mut ahead: impl FnMut(&V),
     ) {
         let len = self.slots.len();
@@ -65,8 +68,8 @@ impl<V> VoicePool<V> {
             }
             if let Some(Slot::Live(v)) = self.slots.slots().get(i) {
                 let who = self.who.get(i).copied().unwrap_or(Identity::NOBODY);
-                let l = level(&who, v);
-                self.set_level(i, l);
+                let rank = level(&who, v).into();
+                self.set_rank(i, rank);
             }
         }
     }

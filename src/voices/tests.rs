@@ -76,6 +76,7 @@ fn victim_scan_follows_the_design_rules() {
                 who,
                 voice: (),
                 level,
+                ends: Rank::NEVER,
                 order,
                 now: start,
                 fresh: Some(start),
@@ -136,6 +137,7 @@ fn release_and_replace_keep_the_index_and_keys_true() {
         who: who(id),
         voice,
         level,
+        ends: Rank::NEVER,
         order: id,
         now,
         fresh: Some(now),
@@ -176,6 +178,7 @@ fn a_full_group_replaces_its_own_members_only() {
     let rules = StealRules {
         policy: StealPolicy::Quietest,
         min_age: 0,
+        fresh_window: 0,
         isa: Isa::Scalar,
     };
     let place = |pool: &mut VoicePool<u64>, id: u64, group: u16, level: f32| {
@@ -192,11 +195,12 @@ fn a_full_group_replaces_its_own_members_only() {
             who,
             voice: id,
             level,
+            ends: Rank::NEVER,
             order: id,
             now: id * 100,
             fresh: Some(id * 100),
         };
-        match pool.place(new, rules) {
+        match pool.place(new, rules, |_, _| Rank::from(0.0)) {
             Placement::Started => "started".to_string(),
             Placement::Stole { old, limited } => format!("stole {} {limited}", old.who.id),
             Placement::Rejected { why, .. } => {
@@ -238,6 +242,7 @@ fn the_level_refresh_shows_voices_ahead_of_their_turn() {
             },
             voice: id,
             level: 0.5,
+            ends: Rank::NEVER,
             order: id,
             now: 0,
             fresh: Some(0),
@@ -270,5 +275,41 @@ fn the_level_refresh_shows_voices_ahead_of_their_turn() {
         assert!(!late.is_empty());
         assert_eq!(shown, late);
         assert!(ranked.ends_with(&late), "{ranked:?} {late:?}");
+    }
+}
+
+/// The voice a steal re-ranks beside its victim: the soonest to run out
+/// among those as eligible as the victim (same priority; old enough if the
+/// victim is; in the group, within a group), never the victim itself.
+#[test]
+fn soonest_ending_keeps_to_the_victims_peers() {
+    // Per slot: (priority, start frame, end frame, group).
+    let slots = [
+        (128, 0, 900, 0),      // 0: the victim
+        (128, 0, 700, 1),      // 1: another group
+        (200, 0, 100, 0),      // 2: higher priority
+        (128, 950, 200, 0),    // 3: young (started 50 frames ago)
+        (128, 0, 800, 0),      // 4
+        (128, 0, u64::MAX, 0), // 5: never ends
+    ];
+    let mut c = victim::Candidates::new(slots.len());
+    for (i, &(priority, start, end, group)) in slots.iter().enumerate() {
+        c.set(i, victim::key(priority, 0.5), start, i as u64, group, end);
+    }
+    let (now, min_age) = (1_000, 100);
+    // (victim, group to stay within, expected)
+    let cases = [
+        (0, None, Some((1, 700))),
+        (0, Some(0), Some((4, 800))), // the young voice 3, ending sooner, is not a peer
+        (4, Some(0), None),           // the soonest of its peers is itself: nothing else
+        (3, Some(0), None), // a young victim competes with young voices: it ends soonest itself
+        (2, None, None),
+    ];
+    for (victim, within, expected) in cases {
+        assert_eq!(
+            c.soonest_ending(victim, now, min_age, within, Isa::detect()),
+            expected,
+            "victim {victim} within {within:?}"
+        );
     }
 }

@@ -61,6 +61,8 @@ pub(crate) struct Candidates {
     pub(crate) keys: Box<[u64]>,
     pub(crate) starts: Box<[u64]>,
     pub(crate) orders: Box<[u64]>,
+    /// The output frame each slot's sound runs out at (`Rank::ends`).
+    pub(crate) ends: Box<[u64]>,
     /// Each slot's group (`NO_GROUP` for none), for choosing within a group.
     pub(crate) groups: Box<[u16]>,
     scratch: Box<[u64]>,
@@ -72,27 +74,83 @@ impl Candidates {
             keys: vec![NOT_A_CANDIDATE; slots].into_boxed_slice(),
             starts: vec![0; slots].into_boxed_slice(),
             orders: vec![0; slots].into_boxed_slice(),
+            ends: vec![u64::MAX; slots].into_boxed_slice(),
             groups: vec![NO_GROUP; slots].into_boxed_slice(),
             scratch: vec![0; slots].into_boxed_slice(),
         }
     }
 
     pub(crate) fn memory_bytes(&self) -> usize {
-        (self.keys.len() + self.starts.len() + self.orders.len() + self.scratch.len())
+        (self.keys.len()
+            + self.starts.len()
+            + self.orders.len()
+            + self.ends.len()
+            + self.scratch.len())
             * std::mem::size_of::<u64>()
             + self.groups.len() * std::mem::size_of::<u16>()
     }
 
-    /// Sets slot `i`'s key, start frame, order and group.
-    pub(crate) fn set(&mut self, i: usize, key: u64, start: u64, order: u64, group: u16) {
-        if let (Some(k), Some(s), Some(o), Some(g)) = (
+    /// Sets slot `i`'s key, start frame, order, group and end frame.
+    pub(crate) fn set(&mut self, i: usize, key: u64, start: u64, order: u64, group: u16, end: u64) {
+        if let (Some(k), Some(s), Some(o), Some(g), Some(e)) = (
             self.keys.get_mut(i),
             self.starts.get_mut(i),
             self.orders.get_mut(i),
             self.groups.get_mut(i),
+            self.ends.get_mut(i),
         ) {
-            (*k, *s, *o, *g) = (key, start, order, group);
+            (*k, *s, *o, *g, *e) = (key, start, order, group, end);
         }
+    }
+
+    /// Among the voices as eligible as the one in slot `victim` (the same
+    /// priority, as old by `min_age`, in group `within` if set), the one
+    /// whose sound runs out soonest, if that is before frame `before` and
+    /// it is not `victim` itself. One branch-free pass over the arrays
+    /// (vectorized, with AVX2 where the CPU has it); a second, short one
+    /// finds the slot only when there is one to find.
+    pub(crate) fn soonest_ending(
+        &self,
+        victim: usize,
+        now: u64,
+        min_age: u64,
+        within: Option<u16>,
+        isa: Isa,
+    ) -> Option<(usize, u64)> {
+        let (&vk, &vs) = (self.keys.get(victim)?, self.starts.get(victim)?);
+        let like = Like {
+            class: vk >> PRIORITY_SHIFT,
+            // Only a young victim lets young voices compete with it.
+            any_age: now.saturating_sub(vs) < min_age,
+            now,
+            min_age,
+            within,
+        };
+        let (keys, starts, ends, groups) = (&*self.keys, &*self.starts, &*self.ends, &*self.groups);
+        #[cfg(target_arch = "x86_64")]
+        let soonest = if let Isa::Avx2(_) = isa {
+            // SAFETY: an `Avx2` token exists only on a CPU with AVX2.
+            unsafe { soonest_avx2(keys, starts, ends, groups, like) }
+        } else {
+            soonest(keys, starts, ends, groups, like)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let soonest = {
+            let _ = isa;
+            soonest(keys, starts, ends, groups, like)
+        };
+        if soonest == u64::MAX {
+            return None;
+        }
+        let i = (0..keys.len()).find(|&i| {
+            ends.get(i) == Some(&soonest)
+                && keys
+                    .get(i)
+                    .zip(starts.get(i))
+                    .zip(groups.get(i))
+                    .is_some_and(|((&k, &s), &g)| like.eligible(k, s, g) == u64::MAX)
+        })?;
+        (i != victim).then_some((i, soonest))
     }
 
     /// Chooses which voice a new one of `priority` may replace, following
@@ -127,6 +185,7 @@ impl Candidates {
             orders,
             groups,
             scratch,
+            ..
         } = self;
         let rules = Rules {
             mask,
@@ -269,4 +328,61 @@ unsafe fn scan_avx2(
     rules: Rules,
 ) -> Scan {
     scan(keys, starts, orders, groups, scratch, rules)
+}
+
+/// Which voices [`Candidates::soonest_ending`] compares with a victim.
+#[derive(Clone, Copy)]
+struct Like {
+    /// The victim's key above its young bit and level: its priority (and
+    /// all ones for a non-candidate).
+    class: u64,
+    any_age: bool,
+    now: u64,
+    min_age: u64,
+    within: Option<u16>,
+}
+
+impl Like {
+    /// All ones if a voice of key `k`, started at `start`, in group `g`
+    /// is as eligible as the victim; else 0. Branch-free.
+    #[inline(always)]
+    fn eligible(&self, k: u64, start: u64, g: u16) -> u64 {
+        let same = u64::from(k >> PRIORITY_SHIFT == self.class);
+        let old =
+            u64::from(self.any_age) | u64::from(self.now.saturating_sub(start) >= self.min_age);
+        let member = self.within.map_or(1, |w| u64::from(g == w));
+        (same & old & member).wrapping_neg()
+    }
+}
+
+/// The soonest end among the voices `like` admits (`u64::MAX`: none).
+#[inline(always)]
+fn soonest(keys: &[u64], starts: &[u64], ends: &[u64], groups: &[u16], like: Like) -> u64 {
+    let n = keys
+        .len()
+        .min(starts.len())
+        .min(ends.len())
+        .min(groups.len());
+    let (keys, starts, ends, groups) = (&keys[..n], &starts[..n], &ends[..n], &groups[..n]);
+    let mut soonest = u64::MAX;
+    for (((&k, &s), &e), &g) in keys.iter().zip(starts).zip(ends).zip(groups) {
+        soonest = soonest.min(e | !like.eligible(k, s, g));
+    }
+    soonest
+}
+
+/// [`soonest`] compiled for AVX2.
+///
+/// # Safety
+/// The CPU must support AVX2 (an [`crate::simd::Avx2`] token proves it).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn soonest_avx2(
+    keys: &[u64],
+    starts: &[u64],
+    ends: &[u64],
+    groups: &[u16],
+    like: Like,
+) -> u64 {
+    soonest(keys, starts, ends, groups, like)
 }

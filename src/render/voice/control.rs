@@ -71,6 +71,11 @@ impl Voice {
         self.delay > 0
     }
 
+    /// Output frames it still waits for its scheduled start.
+    pub(crate) fn delay(&self) -> u32 {
+        self.delay
+    }
+
     /// True while paused or fading for a pause: it would come back silent.
     pub(crate) fn is_held(&self) -> bool {
         matches!(self.phase, Phase::Pausing | Phase::Paused)
