@@ -475,6 +475,7 @@ impl BenchPool {
             voice: voice.0,
             level: 1.0,
             ends: crate::voices::Rank::NEVER,
+            held: 0,
             order: self.next_id,
             now: 0,
             fresh: Some(0),

@@ -71,6 +71,7 @@ impl Mixer {
             voice,
             level: rank.level,
             ends: rank.ends,
+            held: 0,
             order,
             now,
             fresh: Some(starts),

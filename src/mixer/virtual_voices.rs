@@ -408,11 +408,16 @@ impl Mixer {
             now,
         );
         let handle = VoiceHandle::new(self.engine, who.id);
+        // Held as just started for a hold: it is not sent away again (by
+        // stealing's preference for older voices, or by another voice
+        // coming back) before a second has passed.
+        let hold = SWAP_HOLD_SECONDS * u64::from(self.out_rate);
         let new = Newcomer {
             who,
             voice,
             level,
             ends,
+            held: hold.saturating_sub(self.rules.min_age),
             order,
             now,
             fresh: None,

@@ -122,6 +122,12 @@ pub(crate) struct StealRules {
     pub(crate) isa: Isa,
 }
 
+/// How much more than its usual margin a virtual voice must outdo a real
+/// voice that has only just started, to come back in its place (4: 6 dB
+/// more; the extra falls linearly to nothing as that voice reaches the
+/// hold, see [`VoicePool::comeback`]).
+pub(crate) const YOUNG_MARGIN: f32 = 4.0;
+
 /// Whom a steal is for: the newcomer's priority, the frame, the group it
 /// must stay within.
 #[derive(Clone, Copy)]
@@ -149,6 +155,12 @@ pub(crate) struct Newcomer<V> {
     pub(crate) level: f32,
     /// The output frame its sound runs out at, as [`Rank::ends`].
     pub(crate) ends: u64,
+    /// Frames beyond `now` during which it counts as just started, past
+    /// the usual `min_age` (0 for a new play): a voice coming back is held
+    /// so, against stealing's preference for older voices and against
+    /// other voices coming back, so that it does not trade places again
+    /// at once.
+    pub(crate) held: u64,
     /// Its start order (unique, increasing).
     pub(crate) order: u64,
     /// The output frame it starts at.
@@ -340,11 +352,16 @@ impl<V> VoicePool<V> {
     /// otherwise in place of the voice that stealing would choose for it
     /// by audibility (within its group if the group is full, by the
     /// group's or pool's policy, never under `Reject`), provided that
-    /// voice is of lower priority or `level` is above `margin` times its
-    /// level, and has sounded for at least `hold` frames. The margin and
-    /// the hold are the hysteresis that keeps voices of similar or changing
-    /// audibility from trading places back and forth: a voice that came
-    /// back (or started) is not sent away again by a comeback for `hold`.
+    /// voice is of lower priority or `level` is above a margin times its
+    /// level: `margin` for a voice that has sounded for `hold` frames or
+    /// more, up to [`YOUNG_MARGIN`] times that for one that has just
+    /// started (linearly in between). One younger than `min_age` is the
+    /// choice only when every candidate is (stealing takes those too); one
+    /// that came back less than `hold` ago is never sent away (see
+    /// [`Newcomer::held`]). The margin and the holds are the hysteresis
+    /// that keeps voices of similar or changing audibility from trading
+    /// places back and forth, while a voice clearly more audible than
+    /// what plays comes back even while short sounds churn.
     pub(crate) fn comeback(
         &mut self,
         who: Identity,
@@ -377,9 +394,22 @@ impl<V> VoicePool<V> {
             return None;
         };
         let (old, &old_level) = (self.who.get(i)?, self.levels.get(i)?);
-        let settled = now.saturating_sub(*self.candidates.starts.get(i)?) >= hold;
+        let (start, begun) = (
+            *self.candidates.starts.get(i)?,
+            *self.candidates.begun.get(i)?,
+        );
+        if start > begun && now < start.saturating_add(rules.min_age) {
+            return None; // it came back less than `hold` ago
+        }
+        let age = now.saturating_sub(start).min(hold);
+        let young = if hold == 0 {
+            0.0
+        } else {
+            1.0 - age as f32 / hold as f32
+        };
+        let margin = margin * (1.0 + (YOUNG_MARGIN - 1.0) * young);
         let deserves = old.priority < who.priority || level > margin * old_level;
-        (settled && deserves).then_some(Comeback::Replace(i))
+        deserves.then_some(Comeback::Replace(i))
     }
 
     /// Heap bytes held, all allocated by [`VoicePool::new`].
@@ -433,6 +463,7 @@ impl<V> VoicePool<V> {
             voice,
             level,
             ends,
+            held,
             order,
             now,
             fresh,
@@ -445,13 +476,14 @@ impl<V> VoicePool<V> {
                     voice,
                     level,
                     ends,
+                    held,
                     order,
                     now,
                     fresh,
                 })
             }
         };
-        self.set_meta(i, who, Rank { level, ends }, order, now);
+        self.set_meta(i, who, Rank { level, ends }, order, (now, held));
         self.index.insert(who.id, i as u32);
         self.groups.joined(who.group, fresh);
         Ok(i)
@@ -466,12 +498,13 @@ impl<V> VoicePool<V> {
             voice,
             level,
             ends,
+            held,
             order,
             now: start,
             fresh,
         } = new;
         let (Some(&old_start), Some(&old_order), Some(&old_who)) = (
-            self.candidates.starts.get(i),
+            self.candidates.begun.get(i),
             self.candidates.orders.get(i),
             self.who.get(i),
         ) else {
@@ -481,7 +514,7 @@ impl<V> VoicePool<V> {
             return Err(voice);
         };
         let old = std::mem::replace(slot, voice);
-        self.set_meta(i, who, Rank { level, ends }, order, start);
+        self.set_meta(i, who, Rank { level, ends }, order, (start, held));
         self.index.remove(old_who.id);
         self.index.insert(who.id, i as u32);
         self.groups.left(old_who.group);
@@ -498,7 +531,7 @@ impl<V> VoicePool<V> {
     pub(crate) fn release(&mut self, i: usize) -> Option<(Identity, V)> {
         let v = self.slots.release(i)?;
         let who = *self.who.get(i)?;
-        self.set_meta(i, Identity::NOBODY, Rank::from(0.0), 0, 0);
+        self.set_meta(i, Identity::NOBODY, Rank::from(0.0), 0, (0, 0));
         self.index.remove(who.id);
         self.groups.left(who.group);
         Some((who, v))
@@ -509,13 +542,29 @@ impl<V> VoicePool<V> {
         self.who.get(i).copied().unwrap_or(Identity::NOBODY)
     }
 
-    fn set_meta(&mut self, i: usize, who: Identity, rank: Rank, order: u64, start: u64) {
+    /// Sets slot `i`'s identity, rank and order; `(begun, held)`: the
+    /// frame it starts sounding, and how long past it it counts as just
+    /// started (see [`Newcomer::held`]).
+    fn set_meta(
+        &mut self,
+        i: usize,
+        who: Identity,
+        rank: Rank,
+        order: u64,
+        (begun, held): (u64, u64),
+    ) {
         if let (Some(w), Some(l)) = (self.who.get_mut(i), self.levels.get_mut(i)) {
             (*w, *l) = (who, rank.level);
         }
-        let key = who.key(rank.level);
-        self.candidates
-            .set(i, key, start, order, who.group, rank.ends);
+        let meta = victim::Meta {
+            key: who.key(rank.level),
+            start: begun.saturating_add(held),
+            begun,
+            order,
+            group: who.group,
+            end: rank.ends,
+        };
+        self.candidates.set(i, meta);
     }
 
     /// The slot holding voice `id`, if it is still live. O(1).

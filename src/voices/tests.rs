@@ -77,6 +77,7 @@ fn victim_scan_follows_the_design_rules() {
                 voice: (),
                 level,
                 ends: Rank::NEVER,
+                held: 0,
                 order,
                 now: start,
                 fresh: Some(start),
@@ -138,6 +139,7 @@ fn release_and_replace_keep_the_index_and_keys_true() {
         voice,
         level,
         ends: Rank::NEVER,
+        held: 0,
         order: id,
         now,
         fresh: Some(now),
@@ -196,6 +198,7 @@ fn a_full_group_replaces_its_own_members_only() {
             voice: id,
             level,
             ends: Rank::NEVER,
+            held: 0,
             order: id,
             now: id * 100,
             fresh: Some(id * 100),
@@ -243,6 +246,7 @@ fn the_level_refresh_shows_voices_ahead_of_their_turn() {
             voice: id,
             level: 0.5,
             ends: Rank::NEVER,
+            held: 0,
             order: id,
             now: 0,
             fresh: Some(0),
@@ -294,7 +298,15 @@ fn soonest_ending_keeps_to_the_victims_peers() {
     ];
     let mut c = victim::Candidates::new(slots.len());
     for (i, &(priority, start, end, group)) in slots.iter().enumerate() {
-        c.set(i, victim::key(priority, 0.5), start, i as u64, group, end);
+        let meta = victim::Meta {
+            key: victim::key(priority, 0.5),
+            start,
+            begun: start,
+            order: i as u64,
+            group,
+            end,
+        };
+        c.set(i, meta);
     }
     let (now, min_age) = (1_000, 100);
     // (victim, group to stay within, expected)

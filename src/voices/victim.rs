@@ -47,6 +47,17 @@ fn level_bits(level: f32) -> u64 {
     }
 }
 
+/// A slot's entries in [`Candidates`].
+#[derive(Clone, Copy)]
+pub(crate) struct Meta {
+    pub(crate) key: u64,
+    pub(crate) start: u64,
+    pub(crate) begun: u64,
+    pub(crate) order: u64,
+    pub(crate) group: u16,
+    pub(crate) end: u64,
+}
+
 /// The outcome of victim choice.
 pub(crate) enum Victim {
     /// Steal the voice in this slot.
@@ -59,7 +70,13 @@ pub(crate) enum Victim {
 /// for the scan. Allocated once; every method is allocation-free.
 pub(crate) struct Candidates {
     pub(crate) keys: Box<[u64]>,
+    /// The frame each slot's voice counts its age from, for the age rule:
+    /// when it started, or for a voice that came back, later (it is held
+    /// as just started for a while: see `Newcomer::held`).
     pub(crate) starts: Box<[u64]>,
+    /// The frame each slot's voice started sounding (the first frame it
+    /// rendered, or came back at).
+    pub(crate) begun: Box<[u64]>,
     pub(crate) orders: Box<[u64]>,
     /// The output frame each slot's sound runs out at (`Rank::ends`).
     pub(crate) ends: Box<[u64]>,
@@ -73,6 +90,7 @@ impl Candidates {
         Candidates {
             keys: vec![NOT_A_CANDIDATE; slots].into_boxed_slice(),
             starts: vec![0; slots].into_boxed_slice(),
+            begun: vec![0; slots].into_boxed_slice(),
             orders: vec![0; slots].into_boxed_slice(),
             ends: vec![u64::MAX; slots].into_boxed_slice(),
             groups: vec![NO_GROUP; slots].into_boxed_slice(),
@@ -83,6 +101,7 @@ impl Candidates {
     pub(crate) fn memory_bytes(&self) -> usize {
         (self.keys.len()
             + self.starts.len()
+            + self.begun.len()
             + self.orders.len()
             + self.ends.len()
             + self.scratch.len())
@@ -90,16 +109,17 @@ impl Candidates {
             + self.groups.len() * std::mem::size_of::<u16>()
     }
 
-    /// Sets slot `i`'s key, start frame, order, group and end frame.
-    pub(crate) fn set(&mut self, i: usize, key: u64, start: u64, order: u64, group: u16, end: u64) {
-        if let (Some(k), Some(s), Some(o), Some(g), Some(e)) = (
+    /// Sets slot `i`'s entries.
+    pub(crate) fn set(&mut self, i: usize, m: Meta) {
+        if let (Some(k), Some(s), Some(b), Some(o), Some(g), Some(e)) = (
             self.keys.get_mut(i),
             self.starts.get_mut(i),
+            self.begun.get_mut(i),
             self.orders.get_mut(i),
             self.groups.get_mut(i),
             self.ends.get_mut(i),
         ) {
-            (*k, *s, *o, *g, *e) = (key, start, order, group, end);
+            (*k, *s, *b, *o, *g, *e) = (m.key, m.start, m.begun, m.order, m.group, m.end);
         }
     }
 
