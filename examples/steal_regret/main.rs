@@ -97,7 +97,9 @@ fn mono(s: Vec<f32>, name: &str) -> Sound {
 }
 
 /// The synthesized sounds, varied by `rng`.
+mod scenarios;
 mod synth;
+use scenarios::{scenarios, Scenario};
 
 /// A play in a scenario: when (block), what, how, its set volume, and for
 /// a positioned play where it starts and its velocity (the game moves it
@@ -173,244 +175,6 @@ fn load(dir: &Path, name: &str) -> Sound {
         .expect("samples/ (cargo run --example make_samples)")
 }
 
-/// The scenarios: (name, pool size, plays), `seconds` long.
-fn scenarios(seed: u64, seconds: f32) -> Vec<(&'static str, usize, Vec<Play>)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
-    let sparkles: Vec<Sound> = (1..=6)
-        .map(|i| load(&dir, &format!("sparkle_{i}")))
-        .collect();
-    let (swish, ambience, step) = (
-        load(&dir, "swish"),
-        load(&dir, "ambience"),
-        load(&dir, "footstep"),
-    );
-    let blocks = (seconds * 100.0) as usize;
-    let mut rng = Rng((0x9E37_79B9_7F4A_7C15 ^ seed.wrapping_mul(0x2545_F491_4F6C_DD1D)) | 1);
-    let pan = |rng: &mut Rng| PlayParams::default().pan(rng.range(-0.8, 0.8));
-    let mut all = Vec::new();
-
-    // Gunfire: shots 80 to 250 ms apart, each echoing after a gap; ambience.
-    let mut plays = vec![at(
-        0,
-        ambience.clone(),
-        0.5,
-        PlayParams::default().looping(true),
-    )];
-    let mut b = 5;
-    while b < blocks {
-        let shot = synth::gunshot(&mut rng, 0.15, 0.35);
-        plays.push(at(b, shot, rng.range(0.3, 1.0), pan(&mut rng)));
-        b += 8 + rng.pick(17);
-    }
-    all.push(("gunfire", 4, plays));
-
-    // Spell burst: swishes, sparkles and ping trains, many at once.
-    let mut plays = Vec::new();
-    let mut b = 0;
-    while b < blocks {
-        let play = match rng.pick(4) {
-            0 => at(b, swish.clone(), rng.range(0.4, 1.0), pan(&mut rng)),
-            1 => at(
-                b,
-                synth::ping_train(&mut rng),
-                rng.range(0.2, 0.9),
-                pan(&mut rng),
-            ),
-            _ => {
-                let params = pan(&mut rng).pitch(rng.range(0.8, 1.5));
-                at(
-                    b,
-                    sparkles[rng.pick(6)].clone(),
-                    rng.range(0.2, 1.0),
-                    params,
-                )
-            }
-        };
-        plays.push(play);
-        b += 2 + rng.pick(6);
-    }
-    all.push(("spell burst", 8, plays));
-
-    // Dialogue under fire: radio lines over gunshots and pain cries.
-    let mut plays = Vec::new();
-    let (mut b, mut next_line) = (0, 0);
-    while b < blocks {
-        if b >= next_line {
-            let line = synth::dialogue(&mut rng);
-            next_line = b + (line.duration_seconds() * 100.0) as usize + 20;
-            plays.push(at(b, line, rng.range(0.6, 1.0), pan(&mut rng)));
-        }
-        let play = if rng.pick(4) == 0 {
-            at(b, synth::pain(&mut rng), rng.range(0.4, 1.0), pan(&mut rng))
-        } else {
-            let shot = synth::gunshot(&mut rng, 0.1, 0.35);
-            at(b, shot, rng.range(0.2, 0.9), pan(&mut rng))
-        };
-        plays.push(play);
-        b += 6 + rng.pick(15);
-    }
-    all.push(("dialogue under fire", 4, plays));
-
-    // Rumble and sparkle: low rumbles against high sparkles.
-    let mut plays = Vec::new();
-    let mut b = 0;
-    while b < blocks {
-        let play = if rng.pick(2) == 0 {
-            at(
-                b,
-                synth::rumble(&mut rng),
-                rng.range(0.5, 1.0),
-                pan(&mut rng),
-            )
-        } else {
-            at(
-                b,
-                sparkles[rng.pick(6)].clone(),
-                rng.range(0.3, 1.0),
-                pan(&mut rng),
-            )
-        };
-        plays.push(play);
-        b += 4 + rng.pick(10);
-    }
-    all.push(("rumble and sparkle", 6, plays));
-
-    // Battle: everything, with running footsteps and swells.
-    let looped = PlayParams::default().looping(true);
-    let mut plays = vec![
-        at(0, ambience.clone(), 0.4, looped),
-        at(0, synth::running(&step, 0.3), 0.8, looped),
-    ];
-    let mut b = 3;
-    while b < blocks {
-        let (sound, lo, hi) = match rng.pick(7) {
-            0 => (synth::explosion(&mut rng), 0.5, 1.0),
-            1 => (synth::swell(&mut rng), 0.3, 0.9),
-            2 => (synth::pain(&mut rng), 0.4, 1.0),
-            3 => (swish.clone(), 0.3, 0.9),
-            4 => (synth::ping_train(&mut rng), 0.2, 0.7),
-            _ => (synth::gunshot(&mut rng, 0.1, 0.35), 0.3, 1.0),
-        };
-        plays.push(at(b, sound, rng.range(lo, hi), pan(&mut rng)));
-        b += 4 + rng.pick(14);
-    }
-    all.push(("battle", 8, plays));
-
-    // Endings under bursts: held notes that stop (and then hold a little
-    // silence) while bursts of three to five sparkles and pings arrive at
-    // once; the best victims are often notes in their last moments.
-    let mut plays = Vec::new();
-    let (mut b, mut next_burst) = (0, 30);
-    while b < blocks {
-        plays.push(at(
-            b,
-            synth::held_note(&mut rng),
-            rng.range(0.5, 1.0),
-            pan(&mut rng),
-        ));
-        if b >= next_burst {
-            for _ in 0..3 + rng.pick(3) {
-                let sound = if rng.pick(3) == 0 {
-                    synth::ping_train(&mut rng)
-                } else {
-                    sparkles[rng.pick(6)].clone()
-                };
-                plays.push(at(b, sound, rng.range(0.2, 0.8), pan(&mut rng)));
-            }
-            next_burst = b + 20 + rng.pick(20);
-        }
-        b += 6 + rng.pick(10);
-    }
-    all.push(("endings under bursts", 6, plays));
-
-    // Traffic: vehicles pass on roads 4 to 30 m away at 8 to 40 m/s, some
-    // coming, some going; fountains and fires stand 3 to 25 m away.
-    let mut plays = Vec::new();
-    for _ in 0..4 {
-        let angle = rng.range(0.0, std::f32::consts::TAU);
-        let d = rng.range(3.0, 25.0);
-        let fountain = synth::steady(&mut rng);
-        let mut p = moving(
-            0,
-            fountain,
-            rng.range(0.3, 0.8),
-            [d * angle.cos(), 0.0, d * angle.sin()],
-            [0.0; 3],
-        );
-        p.params = p.params.looping(true);
-        plays.push(p);
-    }
-    let mut b = 2;
-    while b < blocks {
-        let lane = rng.range(4.0, 30.0) * if rng.pick(2) == 0 { -1.0 } else { 1.0 };
-        let speed = rng.range(8.0, 40.0);
-        // Starts up to 80 m up the road, heading along it.
-        let from = rng.range(-80.0, 80.0);
-        let dir = if rng.pick(2) == 0 {
-            -from.signum()
-        } else {
-            from.signum()
-        };
-        let car = synth::engine(&mut rng);
-        plays.push(moving(
-            b,
-            car,
-            rng.range(0.5, 1.0),
-            [from, 0.0, lane],
-            [dir * speed, 0.0, 0.0],
-        ));
-        b += 20 + rng.pick(40);
-    }
-    all.push(("traffic", 4, plays));
-
-    // Incoming: projectiles fly at the listener from 40 to 120 m at 40 to
-    // 90 m/s (some pass wide), among near torches and far ones.
-    let mut plays = Vec::new();
-    for k in 0..6 {
-        let angle = rng.range(0.0, std::f32::consts::TAU);
-        let d = if k < 3 {
-            rng.range(2.0, 8.0)
-        } else {
-            rng.range(20.0, 60.0)
-        };
-        let torch = synth::steady(&mut rng);
-        let mut p = moving(
-            0,
-            torch,
-            rng.range(0.2, 0.6),
-            [d * angle.cos(), 0.0, d * angle.sin()],
-            [0.0; 3],
-        );
-        p.params = p.params.looping(true);
-        plays.push(p);
-    }
-    let mut b = 3;
-    while b < blocks {
-        let angle = rng.range(0.0, std::f32::consts::TAU);
-        let d = rng.range(40.0, 120.0);
-        let speed = rng.range(40.0, 90.0);
-        let miss = rng.range(0.0, 10.0);
-        let from = [d * angle.cos(), 0.0, d * angle.sin()];
-        // Aimed `miss` metres to the side of the listener.
-        let aim = [
-            -angle.sin() * miss - from[0],
-            0.0,
-            angle.cos() * miss - from[2],
-        ];
-        let len = (aim[0] * aim[0] + aim[2] * aim[2]).sqrt();
-        let v = [aim[0] / len * speed, 0.0, aim[2] / len * speed];
-        let what = if rng.pick(3) == 0 {
-            synth::engine(&mut rng)
-        } else {
-            synth::whoosh(&mut rng)
-        };
-        plays.push(moving(b, what, rng.range(0.6, 1.0), from, v));
-        b += 8 + rng.pick(20);
-    }
-    all.push(("incoming", 4, plays));
-    all
-}
-
 /// A voice's future as it renders alone: K-weighted power (both channels
 /// summed) per [`WINDOW`], as running sums.
 struct Future {
@@ -459,20 +223,37 @@ struct Steal {
     candidates: Vec<(u64, f32, u64, usize)>,
 }
 
-/// Runs one scenario with `Quietest` and returns its steals.
-fn run(voices: usize, plays: &[Play], blocks: usize) -> Vec<Steal> {
+/// What a scenario's run gives: its steals, and (with virtual voices) how
+/// much of the time the most audible voices were the ones sounding.
+struct Outcome {
+    steals: Vec<Steal>,
+    /// Per block with a play alive: the share of the most audible plays
+    /// alive (as many as the pool has voices, or all of them if fewer; by
+    /// the oracle's next 300 ms) that were real, not virtual.
+    shares: Vec<(f64, bool)>,
+}
+
+/// Runs one scenario with `Quietest` and returns its steals (of real
+/// voices: a voice that goes virtual is not lost) and, with virtual
+/// voices, the share of the most audible that are real.
+fn run(sc: &Scenario, futures: &[Future], blocks: usize) -> Outcome {
+    let (voices, plays) = (sc.voices, &sc.plays);
     let settings = EngineSettings {
         voices,
+        virtual_voices: sc.virtual_voices,
         steal_policy: StealPolicy::Quietest,
         ..Default::default()
     };
     let min_age = (settings.min_voice_age.as_secs_f64() * f64::from(RATE)) as u64;
     let mut e = OfflineEngine::new(settings).expect("engine");
     let mut which: HashMap<VoiceHandle, usize> = HashMap::new();
-    // Live voices: handle -> (start order, start frame).
+    // Real voices: handle -> (start order, start frame).
     let mut live: HashMap<VoiceHandle, (u64, u64)> = HashMap::new();
+    // Plays alive, real or virtual: handle -> the frame they started.
+    let mut alive: HashMap<VoiceHandle, u64> = HashMap::new();
     let mut order = 0u64;
     let mut steals = Vec::new();
+    let mut shares = Vec::new();
     let mut next = 0;
     for block in 0..blocks {
         while next < plays.len() && plays[next].block == block {
@@ -488,9 +269,17 @@ fn run(voices: usize, plays: &[Play], blocks: usize) -> Vec<Steal> {
             match te.event {
                 Event::Started { voice } => {
                     live.insert(voice, (order, te.frame));
+                    alive.insert(voice, te.frame);
                     order += 1;
                 }
-                Event::Stolen { victim, .. } => {
+                Event::Resumed { voice } => {
+                    live.insert(voice, (order, te.frame));
+                    order += 1;
+                }
+                Event::Virtualized { voice } => {
+                    live.remove(&voice);
+                }
+                Event::Stolen { victim, .. } if live.contains_key(&victim) => {
                     let all: Vec<_> = live.iter().map(|(h, &(o, s))| (which[h], o, s)).collect();
                     let old: Vec<_> = all
                         .iter()
@@ -498,24 +287,44 @@ fn run(voices: usize, plays: &[Play], blocks: usize) -> Vec<Steal> {
                         .filter(|c| te.frame - c.2 >= min_age)
                         .collect();
                     let allowed = if old.is_empty() { all } else { old };
+                    let start_of =
+                        |i: usize| alive.iter().find(|(h, _)| which[*h] == i).map(|(_, &f)| f);
                     steals.push(Steal {
                         frame: te.frame,
                         chosen: which[&victim],
                         candidates: allowed
                             .iter()
-                            .map(|&(i, o, s)| (o, plays[i].volume, s, i))
+                            .map(|&(i, o, s)| (o, plays[i].volume, start_of(i).unwrap_or(s), i))
                             .collect(),
                     });
                     live.remove(&victim);
+                    alive.remove(&victim);
                 }
-                Event::Ended { voice } => {
+                Event::Stolen { victim: voice, .. }
+                | Event::Ended { voice }
+                | Event::Rejected { voice } => {
                     live.remove(&voice);
+                    alive.remove(&voice);
                 }
                 _ => {}
             }
         }
+        if sc.virtual_voices > 0 && !alive.is_empty() {
+            let now = ((block + 1) * BLOCK) as u64;
+            let mut heard: Vec<(f64, bool)> = alive
+                .iter()
+                .map(|(h, &start)| {
+                    let loss = futures[which[h]].loss((now - start) as usize, secs(0.3));
+                    (loss, live.contains_key(h))
+                })
+                .collect();
+            heard.sort_by(|a, b| b.0.total_cmp(&a.0));
+            let top = voices.min(heard.len());
+            let real = heard.iter().take(top).filter(|h| h.1).count();
+            shares.push((real as f64 / top as f64, alive.len() > voices));
+        }
     }
-    steals
+    Outcome { steals, shares }
 }
 
 fn stats(mut regrets: Vec<f64>) -> String {
@@ -545,13 +354,17 @@ fn main() {
     // oldest, set volume, set volume x distance gain now.
     let mut by_scenario: Vec<(&str, [[Vec<f64>; 4]; 3])> = Vec::new();
     let mut steals_total = 0;
+    // Per scenario with virtual voices: the share of the most audible
+    // plays that were real, per block under pressure.
+    let mut most_audible: Vec<(&str, Vec<(f64, bool)>)> = Vec::new();
     for seed in 0..seeds {
-        for (name, voices, plays) in scenarios(seed, seconds) {
+        for sc in scenarios(seed, seconds) {
+            let (name, plays) = (sc.name, &sc.plays);
             let futures: Vec<Future> = plays
                 .iter()
                 .map(|p| Future::render(p, (blocks - p.block) * BLOCK + secs(1.0)))
                 .collect();
-            let steals = run(voices, &plays, blocks);
+            let Outcome { steals, shares } = run(&sc, &futures, blocks);
             let slot = match by_scenario.iter().position(|s| s.0 == name) {
                 Some(i) => i,
                 None => {
@@ -559,7 +372,21 @@ fn main() {
                     by_scenario.len() - 1
                 }
             };
-            for s in steals.iter().filter(|s| s.candidates.len() > 1) {
+            if !shares.is_empty() {
+                match most_audible.iter_mut().find(|m| m.0 == name) {
+                    Some(m) => m.1.extend(shares),
+                    None => most_audible.push((name, shares)),
+                }
+            }
+            // (With virtual voices, a steal may send a voice virtual rather
+            // than lose it, and voices that came back are held: scored by
+            // the share of the most audible that are real instead.)
+            let scored = if sc.virtual_voices == 0 {
+                &steals[..]
+            } else {
+                &[]
+            };
+            for s in scored.iter().filter(|s| s.candidates.len() > 1) {
                 steals_total += 1;
                 let oldest = s.candidates.iter().min_by_key(|c| c.0).map(|c| c.3);
                 let set_volume = s
@@ -631,6 +458,24 @@ fn main() {
             stats(totals[3].clone()),
             stats(totals[2].clone()),
             stats(totals[1].clone())
+        );
+    }
+    for (name, shares) in &most_audible {
+        let share = |only_pressed: bool| {
+            let picked: Vec<f64> = shares
+                .iter()
+                .filter(|s| s.1 || !only_pressed)
+                .map(|s| s.0)
+                .collect();
+            let n = picked.len().max(1) as f64;
+            (100.0 * picked.iter().sum::<f64>() / n, picked.len())
+        };
+        let ((all, blocks), (pressed, pressed_blocks)) = (share(false), share(true));
+        println!(
+            "virtual voices, {name}: of the most audible plays alive (as many as the pool has \
+             voices; by the oracle's next 300 ms), {all:.1} % were real, time-weighted over \
+             {blocks} blocks; {pressed:.1} % over the {pressed_blocks} blocks with more plays \
+             alive than voices"
         );
     }
 }

@@ -349,15 +349,14 @@ impl<V> VoicePool<V> {
 
     /// Where a virtual voice of identity `who`, as audible as `level`,
     /// may come back now, if anywhere: a free slot if its group has room;
-    /// otherwise in place of the voice that stealing would choose for it
-    /// by audibility (within its group if the group is full, by the
-    /// group's or pool's policy, never under `Reject`), provided that
-    /// voice is of lower priority or `level` is above a margin times its
-    /// level: `margin` for a voice that has sounded for `hold` frames or
-    /// more, up to [`YOUNG_MARGIN`] times that for one that has just
-    /// started (linearly in between). One younger than `min_age` is the
-    /// choice only when every candidate is (stealing takes those too); one
-    /// that came back less than `hold` ago is never sent away (see
+    /// otherwise in place of the least audible voice of the lowest
+    /// priority present, whatever its age (within its group if the group
+    /// is full; the group's or pool's policy must steal, never under
+    /// `Reject`), provided that voice is of lower priority or `level` is
+    /// above a margin times its level: `margin` for a voice that has
+    /// sounded for `hold` frames or more, up to [`YOUNG_MARGIN`] times that
+    /// for one that has just started (linearly in between). A voice that
+    /// came back less than `hold` ago is never sent away (see
     /// [`Newcomer::held`]). The margin and the holds are the hysteresis
     /// that keeps voices of similar or changing audibility from trading
     /// places back and forth, while a voice clearly more audible than
@@ -382,11 +381,13 @@ impl<V> VoicePool<V> {
         if policy == StealPolicy::Reject {
             return None;
         }
+        // The least audible voice, whatever its age (the margin grows for
+        // a young one instead).
         let victim = (self.candidates).choose(
             StealPolicy::Quietest,
             who.priority,
             now,
-            rules.min_age,
+            0,
             within,
             rules.isa,
         );
