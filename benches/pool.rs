@@ -29,6 +29,9 @@
 //!   and newcomer positioned (1 to 60 m away, a third of them moving at up
 //!   to 40 m/s): the steal decision when stealing looks at where each voice
 //!   will be. Target: < 1.2 us.
+//! - `play_full_pool_one_shots/1024`: as `play_full_pool`, with one-second
+//!   one-shots instead of loops: every steal finds voices running out
+//!   within 300 ms and ranks the soonest again, fresh, beside its victim.
 //!
 //! `cargo bench --bench pool`
 
@@ -49,8 +52,9 @@ const PLAYS_PER_BLOCK: usize = 64;
 const OPS: usize = 10_240;
 
 fn play_full_pool(c: &mut Criterion) {
-    full_pool(c, "play_full_pool", false);
-    full_pool(c, "play_full_pool_positioned", true);
+    full_pool(c, "play_full_pool", false, true);
+    full_pool(c, "play_full_pool_positioned", true, true);
+    full_pool(c, "play_full_pool_one_shots", false, false);
 }
 
 /// Where the `k`th positioned play is (1 to 60 m around the listener) and
@@ -63,7 +67,7 @@ fn spot(k: usize) -> ([f32; 3], [f32; 3]) {
     ([d * c, 0.0, d * s], [speed * c, 0.0, speed * s])
 }
 
-fn full_pool(c: &mut Criterion, name: &str, positioned: bool) {
+fn full_pool(c: &mut Criterion, name: &str, positioned: bool, looping: bool) {
     let settings = EngineSettings {
         voices: FULL_POOL,
         command_capacity: 4 * FULL_POOL,
@@ -90,7 +94,7 @@ fn full_pool(c: &mut Criterion, name: &str, positioned: bool) {
         let params = PlayParams::default()
             .volume(0.1 + 0.9 * ((k * 37 % 101) as f32 / 100.0))
             .pan(((k * 53 % 201) as f32 / 100.0) - 1.0)
-            .looping(true);
+            .looping(looping);
         let sound = &sounds[k % sounds.len()];
         if positioned {
             let (at, v) = spot(k);

@@ -313,9 +313,10 @@ impl<V> VoicePool<V> {
             now,
             within,
         } = to;
-        let found = (self.candidates).soonest_ending(v, now, rules.min_age, within, rules.isa);
-        let Some((e, _)) = found.filter(|&(_, end)| end < now.saturating_add(rules.fresh_window))
-        else {
+        let before = now.saturating_add(rules.fresh_window);
+        let found =
+            (self.candidates).soonest_ending(v, (now, before), rules.min_age, within, rules.isa);
+        let Some((e, _)) = found else {
             return v;
         };
         let kept = self.levels.get(v).copied().unwrap_or(0.0);

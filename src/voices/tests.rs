@@ -319,7 +319,7 @@ fn soonest_ending_keeps_to_the_victims_peers() {
     ];
     for (victim, within, expected) in cases {
         assert_eq!(
-            c.soonest_ending(victim, now, min_age, within, Isa::detect()),
+            c.soonest_ending(victim, (now, u64::MAX), min_age, within, Isa::detect()),
             expected,
             "victim {victim} within {within:?}"
         );

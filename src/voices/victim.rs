@@ -132,7 +132,7 @@ impl Candidates {
     pub(crate) fn soonest_ending(
         &self,
         victim: usize,
-        now: u64,
+        (now, before): (u64, u64),
         min_age: u64,
         within: Option<u16>,
         isa: Isa,
@@ -147,29 +147,46 @@ impl Candidates {
             within,
         };
         let (keys, starts, ends, groups) = (&*self.keys, &*self.starts, &*self.ends, &*self.groups);
+        // First, cheaply: does any voice of the victim's priority run out
+        // soon at all? (Usually not: then one pass over two arrays.)
+        #[cfg(target_arch = "x86_64")]
+        let first = if let Isa::Avx2(_) = isa {
+            // SAFETY: an `Avx2` token exists only on a CPU with AVX2.
+            unsafe { soonest_of_class_avx2(keys, ends, like.class) }
+        } else {
+            soonest_of_class(keys, ends, like.class)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let first = {
+            let _ = isa;
+            soonest_of_class(keys, ends, like.class)
+        };
+        if first >= before {
+            return None;
+        }
         #[cfg(target_arch = "x86_64")]
         let soonest = if let Isa::Avx2(_) = isa {
-            // SAFETY: an `Avx2` token exists only on a CPU with AVX2.
+            // SAFETY: as above.
             unsafe { soonest_avx2(keys, starts, ends, groups, like) }
         } else {
             soonest(keys, starts, ends, groups, like)
         };
         #[cfg(not(target_arch = "x86_64"))]
-        let soonest = {
-            let _ = isa;
-            soonest(keys, starts, ends, groups, like)
-        };
-        if soonest == u64::MAX {
+        let soonest = soonest(keys, starts, ends, groups, like);
+        if soonest >= before {
             return None;
         }
-        let i = (0..keys.len()).find(|&i| {
-            ends.get(i) == Some(&soonest)
-                && keys
-                    .get(i)
-                    .zip(starts.get(i))
-                    .zip(groups.get(i))
-                    .is_some_and(|((&k, &s), &g)| like.eligible(k, s, g) == u64::MAX)
-        })?;
+        let eligible = |i: usize| {
+            keys.get(i)
+                .zip(starts.get(i))
+                .zip(groups.get(i))
+                .is_some_and(|((&k, &s), &g)| like.eligible(k, s, g) == u64::MAX)
+        };
+        // Ends are frames: usually one voice has this one.
+        let i = match ends.iter().position(|&e| e == soonest) {
+            Some(i) if eligible(i) => i,
+            _ => (0..ends.len()).find(|&i| ends[i] == soonest && eligible(i))?,
+        };
         (i != victim).then_some((i, soonest))
     }
 
@@ -376,6 +393,7 @@ impl Like {
 }
 
 /// The soonest end among the voices `like` admits (`u64::MAX`: none).
+/// Branch-free (one loop per case of `within`, as [`scan`]).
 #[inline(always)]
 fn soonest(keys: &[u64], starts: &[u64], ends: &[u64], groups: &[u16], like: Like) -> u64 {
     let n = keys
@@ -384,9 +402,28 @@ fn soonest(keys: &[u64], starts: &[u64], ends: &[u64], groups: &[u16], like: Lik
         .min(ends.len())
         .min(groups.len());
     let (keys, starts, ends, groups) = (&keys[..n], &starts[..n], &ends[..n], &groups[..n]);
+    // Old enough: started at or before this frame (or any age).
+    let latest = if like.any_age {
+        u64::MAX
+    } else {
+        like.now.saturating_sub(like.min_age)
+    };
     let mut soonest = u64::MAX;
-    for (((&k, &s), &e), &g) in keys.iter().zip(starts).zip(ends).zip(groups) {
-        soonest = soonest.min(e | !like.eligible(k, s, g));
+    match like.within {
+        None => {
+            for ((&k, &s), &e) in keys.iter().zip(starts).zip(ends) {
+                let ok = u64::from(k >> PRIORITY_SHIFT == like.class) & u64::from(s <= latest);
+                soonest = soonest.min(e | ok.wrapping_sub(1));
+            }
+        }
+        Some(w) => {
+            for (((&k, &s), &e), &g) in keys.iter().zip(starts).zip(ends).zip(groups) {
+                let ok = u64::from(k >> PRIORITY_SHIFT == like.class)
+                    & u64::from(s <= latest)
+                    & u64::from(g == w);
+                soonest = soonest.min(e | ok.wrapping_sub(1));
+            }
+        }
     }
     soonest
 }
@@ -405,4 +442,26 @@ unsafe fn soonest_avx2(
     like: Like,
 ) -> u64 {
     soonest(keys, starts, ends, groups, like)
+}
+
+/// The soonest end among the voices whose key is of priority class
+/// `class` (`u64::MAX`: none). Branch-free over two arrays.
+#[inline(always)]
+fn soonest_of_class(keys: &[u64], ends: &[u64], class: u64) -> u64 {
+    let n = keys.len().min(ends.len());
+    let mut soonest = u64::MAX;
+    for (&k, &e) in keys[..n].iter().zip(&ends[..n]) {
+        soonest = soonest.min(e | u64::from(k >> PRIORITY_SHIFT != class).wrapping_neg());
+    }
+    soonest
+}
+
+/// [`soonest_of_class`] compiled for AVX2.
+///
+/// # Safety
+/// The CPU must support AVX2 (an [`crate::simd::Avx2`] token proves it).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn soonest_of_class_avx2(keys: &[u64], ends: &[u64], class: u64) -> u64 {
+    soonest_of_class(keys, ends, class)
 }
