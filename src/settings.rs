@@ -15,6 +15,7 @@
 //! | `groups` | `0..=`[`MAX_GROUPS`] |
 //! | `buses` | `0..=`[`MAX_BUSES`] (besides the master bus) |
 //! | `virtual_voices` | `0..=`[`MAX_VIRTUAL_VOICES`] |
+//! | `audible_window` | `None`, or finite and above 0 (clamped to [`AUDIBLE_WINDOW_DB`]) |
 //! | `master_gain` | finite, `0.0..=16.0` |
 //! | `buffer_frames` | `None` or at least 1 |
 //! | `streams` | `0..=`[`MAX_STREAMS`] |
@@ -96,6 +97,18 @@ pub struct EngineSettings {
     /// allocated when the engine is made; a virtual voice costs no mixing.
     /// Default 64.
     pub virtual_voices: usize,
+    /// The audible window, in dB (off, `None`, by default): a voice whose
+    /// predicted loudness (what stealing ranks by) stays more than this
+    /// far below the loudest voice's for 100 ms is let go before the pool
+    /// is full, freeing its slot and its mixing: a voice that asked to
+    /// virtualize goes virtual (and comes back once within 6 dB inside the
+    /// window), any other ends (`Event::Ended`, counted in
+    /// [`crate::Stats::outside_window`]). Protected voices are kept. As
+    /// Wwise's HDR window or FMOD's virtual volume, but by what each voice
+    /// will sound like, not by its volume setting. Typical: 50 to 80. Not
+    /// finite or not above 0 is an error; otherwise clamped to
+    /// [`AUDIBLE_WINDOW_DB`].
+    pub audible_window: Option<f32>,
     /// Streamed plays that can run at once ([`crate::Sound::stream_file`]:
     /// music, long ambiences and dialogue), 0 to [`MAX_STREAMS`]; one more
     /// is [`crate::PlayError::TooManyStreams`]. Each has a ring of
@@ -135,6 +148,9 @@ pub struct EngineSettings {
 pub const MAX_STREAMS: usize = 255;
 /// The ring sizes a stream may have, in frames.
 pub const STREAM_BUFFER_RANGE: std::ops::RangeInclusive<usize> = 4_096..=1 << 22;
+
+/// The range `EngineSettings::audible_window` is clamped to, in dB.
+pub const AUDIBLE_WINDOW_DB: std::ops::RangeInclusive<f32> = 6.0..=140.0;
 
 /// The most virtual voices an engine may have.
 pub const MAX_VIRTUAL_VOICES: usize = 1 << 20;
@@ -224,6 +240,7 @@ impl Default for EngineSettings {
             buses: 16,
             pause_fade: Duration::from_millis(5),
             virtual_voices: 64,
+            audible_window: None,
             streams: 4,
             stream_buffer_frames: 24_000,
             recover_device: true,
@@ -308,6 +325,13 @@ impl EngineSettings {
                 "virtual_voices = {} (must be 0 to {MAX_VIRTUAL_VOICES})",
                 self.virtual_voices
             ));
+        }
+        if let Some(w) = self.audible_window {
+            if !(w.is_finite() && w > 0.0) {
+                return bad(format!(
+                    "audible_window = {w} dB (must be finite and above 0; None turns it off)"
+                ));
+            }
         }
         if self.buffer_frames == Some(0) {
             return bad("buffer_frames = 0 (must be at least 1)".into());

@@ -67,6 +67,9 @@ pub struct Stats {
     /// Virtual voices ended to make room in a full virtual pool (each an
     /// `Event::Stolen`, counted in `steals` as well).
     pub virtual_dropped: u64,
+    /// Voices the audible window let go (`EngineSettings::audible_window`):
+    /// ended, or sent virtual.
+    pub outside_window: u64,
     /// Streamed plays reading their stream slot now (at most
     /// [`crate::EngineSettings::streams`]; see [`crate::Sound::stream_file`]).
     pub streams: usize,
@@ -201,6 +204,7 @@ pub(crate) struct Counters {
     pub(crate) virtualized: AtomicU64,
     pub(crate) resumed: AtomicU64,
     pub(crate) virtual_dropped: AtomicU64,
+    pub(crate) outside_window: AtomicU64,
     pub(crate) streams: AtomicU64,
     pub(crate) stream_underruns: AtomicU64,
     /// Bumped by the stream loader (which holds a clone).
@@ -311,6 +315,7 @@ impl Counters {
             virtualized: self.virtualized.load(Relaxed),
             resumed: self.resumed.load(Relaxed),
             virtual_dropped: self.virtual_dropped.load(Relaxed),
+            outside_window: self.outside_window.load(Relaxed),
             streams: self.streams.load(Relaxed) as usize,
             stream_underruns: self.stream_underruns.load(Relaxed),
             stream_decode_errors: self.stream_decode_errors.load(Relaxed),

@@ -37,6 +37,9 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
         // Small, so virtual voices are dropped for room as well as
         // virtualized, resumed and expired.
         virtual_voices: 6,
+        // The audible window lets go of the silent plays (volume 0 below)
+        // and of voices far under the loudest: ended or sent virtual.
+        audible_window: Some(60.0),
         ..Default::default()
     };
     let (mut engine, mut mixer) = Engine::new(settings).unwrap();
@@ -226,6 +229,10 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
     assert!(stats.ended > 100, "{stats:?}");
     assert!(stats.rejections > 0, "{stats:?}");
     assert!(stats.limited > 100, "groups were not exercised: {stats:?}");
+    assert!(
+        stats.outside_window > 10,
+        "the audible window let nothing go: {stats:?}"
+    );
     assert!(
         stats.virtualized > 1_000 && stats.resumed > 20,
         "virtual voices were not exercised: {stats:?}"

@@ -33,6 +33,9 @@ fn offline_engine_churn_in_realtime_context() {
             command_capacity: 32,
             event_capacity: 16,
             virtual_voices: 4,
+            // With one policy, the audible window lets go of the quietest
+            // (the volume-0 plays among them).
+            audible_window: (policy == StealPolicy::Quietest).then_some(40.0),
             ..Default::default()
         })
         .unwrap();
@@ -198,6 +201,12 @@ fn offline_engine_churn_in_realtime_context() {
             assert!(st.steals > 100 && st.limited > 100, "{st:?}");
         }
         assert!(st.virtualized > 100 && st.resumed > 5, "{st:?}");
+        if policy == StealPolicy::Quietest {
+            assert!(
+                st.outside_window > 0,
+                "the audible window let nothing go: {st:?}"
+            );
+        }
         drop(e);
     }
 }

@@ -74,6 +74,7 @@ mod ranking;
 mod space;
 mod virtual_ends;
 mod virtual_voices;
+mod window;
 
 use ranking::{level_of, prefetch_level, ranked};
 
@@ -144,6 +145,10 @@ pub struct Mixer {
     param_ramp: u32,
     frame: u64,
     next_order: u64,
+    /// The audible window, if on, and the loudest voice's level at the
+    /// last block (what it is measured from).
+    window: Option<window::Window>,
+    loudest: f32,
 }
 
 /// Every live voice's audibility is recomputed at least once per this many
@@ -163,6 +168,11 @@ const LEVEL_REFRESH_FRAMES: usize = 2048;
 /// voice that has run out of sound since may still be ranked by the loud
 /// moments it had then (see `VoicePool::place`).
 const FRESH_WINDOW: std::time::Duration = std::time::Duration::from_millis(300);
+
+/// With the audible window on, a virtual voice comes back only this far
+/// (in dB) inside it: the hysteresis that keeps a voice at the window's
+/// edge from going and coming back every block.
+const COMEBACK_WINDOW_DB: f32 = 6.0;
 
 /// At most this many commands are taken per block, however large the
 /// command queue: a block of 1,024 plays into a full pool of a million
@@ -216,6 +226,10 @@ impl Mixer {
             param_ramp: frames(settings.param_ramp),
             frame: 0,
             next_order: 0,
+            window: settings
+                .audible_window
+                .map(|db| window::Window::new(db, out_rate)),
+            loudest: 0.0,
         }
     }
 
@@ -385,6 +399,7 @@ impl Mixer {
         });
         self.refresh_levels(frames);
         self.frame = end_frame;
+        self.apply_window();
         self.keep_virtual_time(frames);
         self.publish();
     }

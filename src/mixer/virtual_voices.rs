@@ -368,6 +368,11 @@ impl Mixer {
             return Outcome::Nobody;
         };
         let (who, level) = (self.virtuals.who(i), self.virtuals.level(i));
+        if !self.window_allows(level) {
+            // The most deserving is outside the audible window: so is
+            // every other.
+            return Outcome::Nobody;
+        }
         let hold = SWAP_HOLD_SECONDS * u64::from(self.out_rate);
         let margin = (SWAP_MARGIN, hold);
         let Some(place) = self.pool.comeback(who, level, now, self.rules, margin) else {

@@ -211,6 +211,11 @@ pub(crate) struct VoicePool<V> {
     groups: Groups,
     /// The next slot [`VoicePool::refresh_levels`] refreshes.
     refresh_cursor: usize,
+    /// Per slot, the frame since which its voice has been below the
+    /// audible window (`u64::MAX`: it is not), and the slots
+    /// [`VoicePool::outside_window`] found (scratch).
+    below: Box<[u64]>,
+    outside: Box<[u32]>,
 }
 
 impl<V> VoicePool<V> {
@@ -224,6 +229,8 @@ impl<V> VoicePool<V> {
             index: IdIndex::new(voices),
             groups: Groups::new(groups),
             refresh_cursor: 0,
+            below: vec![u64::MAX; voices].into_boxed_slice(),
+            outside: vec![0; voices].into_boxed_slice(),
         }
     }
 
@@ -423,6 +430,8 @@ impl<V> VoicePool<V> {
             + self.candidates.memory_bytes()
             + self.index.memory_bytes()
             + self.groups.memory_bytes()
+            + self.below.len() * size_of::<u64>()
+            + self.outside.len() * size_of::<u32>()
     }
 
     /// Slots in the pool.
@@ -539,6 +548,20 @@ impl<V> VoicePool<V> {
         Some((who, v))
     }
 
+    /// As [`VoicePool::release`], with the frame the voice began sounding
+    /// and its start order.
+    pub(crate) fn release_with_start(&mut self, i: usize) -> Option<(Identity, V, u64, u64)> {
+        let begun = *self.candidates.begun.get(i)?;
+        let order = *self.candidates.orders.get(i)?;
+        let (who, v) = self.release(i)?;
+        Some((who, v, begun, order))
+    }
+
+    /// The `k`th slot [`VoicePool::outside_window`] found last.
+    pub(crate) fn outside_slot(&self, k: usize) -> Option<usize> {
+        self.outside.get(k).map(|&i| i as usize)
+    }
+
     /// Who plays in slot `i` (`Identity::NOBODY` for a free slot).
     pub(crate) fn who(&self, i: usize) -> Identity {
         self.who.get(i).copied().unwrap_or(Identity::NOBODY)
@@ -567,6 +590,9 @@ impl<V> VoicePool<V> {
             end: rank.ends,
         };
         self.candidates.set(i, meta);
+        if let Some(b) = self.below.get_mut(i) {
+            *b = u64::MAX; // a new voice (or none) in the slot
+        }
     }
 
     /// The slot holding voice `id`, if it is still live. O(1).

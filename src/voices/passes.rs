@@ -138,4 +138,37 @@ impl<V> VoicePool<V> {
             f(i, who.id, level);
         }
     }
+
+    /// The audible window's pass, over the kept levels: returns the
+    /// loudest level now, and the slots (at most `most`) whose voice has
+    /// been below `floor` for `hold` frames or more by frame `now` (never a
+    /// protected one). A voice back at or above `floor` starts over.
+    pub(crate) fn outside_window(
+        &mut self,
+        floor: f32,
+        now: u64,
+        hold: u64,
+        most: usize,
+    ) -> (f32, &[u32]) {
+        let mut loudest = 0.0f32;
+        let mut found = 0;
+        let n = self.levels.len().min(self.below.len()).min(self.who.len());
+        for i in 0..n {
+            let (level, who) = (self.levels[i], &self.who[i]);
+            loudest = loudest.max(level);
+            let below = &mut self.below[i];
+            if who.id == 0 || who.protected || level >= floor {
+                *below = u64::MAX;
+                continue;
+            }
+            if *below == u64::MAX {
+                *below = now;
+            }
+            if now - (*below).min(now) >= hold && found < most.min(self.outside.len()) {
+                self.outside[found] = i as u32;
+                found += 1;
+            }
+        }
+        (loudest, &self.outside[..found])
+    }
 }

@@ -1,0 +1,119 @@
+//! The audible window (`EngineSettings::audible_window`): what stays far
+//! below the loudest voice is let go before the pool is full (sent virtual
+//! if it asked to be, else ended); what is well inside stays; a voice let
+//! go virtual comes back once the loud sound is gone.
+
+mod common;
+
+use common::*;
+use voicepool::{EngineSettings, Event, OfflineEngine, PlayParams, TimedEvent};
+
+fn engine(window: Option<f32>) -> OfflineEngine {
+    OfflineEngine::new(EngineSettings {
+        voices: 8,
+        virtual_voices: 8,
+        audible_window: window,
+        ..Default::default()
+    })
+    .unwrap()
+}
+
+fn what_happened(events: &[TimedEvent], voice: voicepool::VoiceHandle) -> Vec<Event> {
+    events
+        .iter()
+        .filter(|e| e.event.voice() == Some(voice) && !matches!(e.event, Event::Started { .. }))
+        .map(|e| e.event)
+        .collect()
+}
+
+#[test]
+fn the_window_lets_go_of_what_is_far_under_and_keeps_what_is_near() {
+    let hum = sine(220.0, 1.0, 48_000, 0.5);
+    let looped = PlayParams::default().looping(true);
+    // (window, dB under the loudest, asks to virtualize, what becomes of it)
+    let ended = |v| vec![Event::Ended { voice: v }];
+    let gone_virtual = |v| vec![Event::Virtualized { voice: v }];
+    let kept = |_| vec![];
+    type Fate = fn(voicepool::VoiceHandle) -> Vec<Event>;
+    let cases: [(Option<f32>, f32, bool, Fate); 6] = [
+        (Some(50.0), 60.0, false, ended),
+        (Some(50.0), 60.0, true, gone_virtual),
+        (Some(50.0), 20.0, false, kept),
+        (Some(50.0), 20.0, true, kept),
+        (None, 60.0, false, kept),
+        (Some(80.0), 60.0, false, kept),
+    ];
+    for (window, under, virtualize, fate) in cases {
+        let mut e = engine(window);
+        let loud = e.play(&hum, looped).unwrap();
+        let quiet = e
+            .play(
+                &hum,
+                looped
+                    .volume(10f32.powf(-under / 20.0))
+                    .virtualize(virtualize),
+            )
+            .unwrap();
+        let mut events = Vec::new();
+        render_blocks(&mut e, 30, &mut events); // 300 ms
+        assert_eq!(
+            what_happened(&events, quiet),
+            fate(quiet),
+            "window {window:?}, {under} dB under, virtualize {virtualize}"
+        );
+        assert!(e.is_playing(loud));
+        let let_go = u64::from(!fate(quiet).is_empty());
+        assert_eq!(e.stats().outside_window, let_go);
+    }
+}
+
+#[test]
+fn a_voice_let_go_virtual_comes_back_when_the_loud_sound_ends() {
+    let mut e = engine(Some(40.0));
+    let boom = sine(110.0, 0.3, 48_000, 0.9);
+    let hum = sine(220.0, 1.0, 48_000, 0.5);
+    e.play(&boom, PlayParams::default()).unwrap();
+    // 50 dB under the boom: let go while it sounds.
+    let quiet = PlayParams::default()
+        .looping(true)
+        .volume(0.0057)
+        .virtualize(true);
+    let amb = e.play(&hum, quiet).unwrap();
+    let mut events = Vec::new();
+    render_blocks(&mut e, 100, &mut events); // 1 s
+    let fate = what_happened(&events, amb);
+    assert_eq!(
+        fate,
+        [
+            Event::Virtualized { voice: amb },
+            Event::Resumed { voice: amb }
+        ],
+        "virtual under the boom, back after it"
+    );
+    let back = frame_of(&events, Event::Resumed { voice: amb }).unwrap();
+    assert!(
+        back >= 14_400,
+        "not back before the boom ended: frame {back}"
+    );
+}
+
+#[test]
+fn bad_windows_are_refused_and_large_ones_clamped() {
+    for bad in [f32::NAN, f32::INFINITY, 0.0, -10.0] {
+        let err = OfflineEngine::new(EngineSettings {
+            audible_window: Some(bad),
+            ..Default::default()
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("audible_window"), "{err}");
+    }
+    // 1,000 dB is clamped to 140: a voice 60 dB under stays.
+    let mut e = engine(Some(1_000.0));
+    let hum = sine(220.0, 1.0, 48_000, 0.5);
+    e.play(&hum, PlayParams::default().looping(true)).unwrap();
+    let quiet = e
+        .play(&hum, PlayParams::default().looping(true).volume(0.001))
+        .unwrap();
+    e.render(48_000);
+    assert!(e.is_playing(quiet));
+}
