@@ -104,6 +104,7 @@ use scenarios::{scenarios, Scenario};
 /// A play in a scenario: when (block), what, how, its set volume, and for
 /// a positioned play where it starts and its velocity (the game moves it
 /// on every block).
+#[derive(Clone)]
 struct Play {
     block: usize,
     sound: Sound,
@@ -231,6 +232,9 @@ struct Outcome {
     /// alive (as many as the pool has voices, or all of them if fewer; by
     /// the oracle's next 300 ms) that were real, not virtual.
     shares: Vec<(f64, bool)>,
+    /// The mix, interleaved stereo, and the seconds spent rendering it.
+    mix: Vec<f32>,
+    rendering: f64,
 }
 
 /// Runs one scenario with `Quietest` and returns its steals (of real
@@ -241,6 +245,7 @@ fn run(sc: &Scenario, futures: &[Future], blocks: usize) -> Outcome {
     let settings = EngineSettings {
         voices,
         virtual_voices: sc.virtual_voices,
+        audible_window: sc.window,
         steal_policy: StealPolicy::Quietest,
         ..Default::default()
     };
@@ -254,6 +259,7 @@ fn run(sc: &Scenario, futures: &[Future], blocks: usize) -> Outcome {
     let mut order = 0u64;
     let mut steals = Vec::new();
     let mut shares = Vec::new();
+    let (mut mix, mut rendering) = (Vec::with_capacity(blocks * BLOCK * 2), 0.0);
     let mut next = 0;
     for block in 0..blocks {
         while next < plays.len() && plays[next].block == block {
@@ -264,7 +270,10 @@ fn run(sc: &Scenario, futures: &[Future], blocks: usize) -> Outcome {
             next += 1;
         }
         move_on(&e, block, which.iter().map(|(&h, &i)| (h, &plays[i])));
-        e.render(BLOCK);
+        let t = std::time::Instant::now();
+        let block_out = e.render(BLOCK);
+        rendering += t.elapsed().as_secs_f64();
+        mix.extend_from_slice(block_out);
         for te in e.drain_timed_events() {
             match te.event {
                 Event::Started { voice } => {
@@ -324,7 +333,12 @@ fn run(sc: &Scenario, futures: &[Future], blocks: usize) -> Outcome {
             shares.push((real as f64 / top as f64, alive.len() > voices));
         }
     }
-    Outcome { steals, shares }
+    Outcome {
+        steals,
+        shares,
+        mix,
+        rendering,
+    }
 }
 
 fn stats(mut regrets: Vec<f64>) -> String {
@@ -357,6 +371,9 @@ fn main() {
     // Per scenario with virtual voices: the share of the most audible
     // plays that were real, per block under pressure.
     let mut most_audible: Vec<(&str, Vec<(f64, bool)>)> = Vec::new();
+    // Scenarios run with and without the audible window: (pair name,
+    // seed, window, mix, seconds per block).
+    let mut windows: Vec<Windowed> = Vec::new();
     for seed in 0..seeds {
         for sc in scenarios(seed, seconds) {
             let (name, plays) = (sc.name, &sc.plays);
@@ -364,7 +381,15 @@ fn main() {
                 .iter()
                 .map(|p| Future::render(p, (blocks - p.block) * BLOCK + secs(1.0)))
                 .collect();
-            let Outcome { steals, shares } = run(&sc, &futures, blocks);
+            let Outcome {
+                steals,
+                shares,
+                mix,
+                rendering,
+            } = run(&sc, &futures, blocks);
+            if let Some(pair) = sc.pair {
+                windows.push((pair, seed, sc.window, mix, rendering / blocks as f64));
+            }
             let slot = match by_scenario.iter().position(|s| s.0 == name) {
                 Some(i) => i,
                 None => {
@@ -372,20 +397,16 @@ fn main() {
                     by_scenario.len() - 1
                 }
             };
-            if !shares.is_empty() {
+            if !shares.is_empty() && sc.window.is_none() {
                 match most_audible.iter_mut().find(|m| m.0 == name) {
                     Some(m) => m.1.extend(shares),
                     None => most_audible.push((name, shares)),
                 }
             }
-            // (With virtual voices, a steal may send a voice virtual rather
-            // than lose it, and voices that came back are held: scored by
-            // the share of the most audible that are real instead.)
-            let scored = if sc.virtual_voices == 0 {
-                &steals[..]
-            } else {
-                &[]
-            };
+            // (Steals that send a voice virtual lose nothing and are not
+            // counted; a scene made to test comebacks is scored by the
+            // share of the most audible plays that are real instead.)
+            let scored = if sc.scored { &steals[..] } else { &[] };
             for s in scored.iter().filter(|s| s.candidates.len() > 1) {
                 steals_total += 1;
                 let oldest = s.candidates.iter().min_by_key(|c| c.0).map(|c| c.3);
@@ -477,5 +498,72 @@ fn main() {
              {blocks} blocks; {pressed:.1} % over the {pressed_blocks} blocks with more plays \
              alive than voices"
         );
+    }
+    report_windows(&windows, &by_scenario);
+}
+
+/// A run of a scene made with and without the audible window: (pair
+/// name, seed, window, mix, seconds per block).
+type Windowed<'a> = (&'a str, u64, Option<f32>, Vec<f32>, f64);
+
+/// The audible window's cost and saving: per scene run without and with
+/// the window (on the same seeds), the render time per block, the steal
+/// regret (300 ms oracle), and how far below the mix the difference the
+/// window made to it lies (K-weighted, both channels; per seed, the
+/// closest).
+fn report_windows(windows: &[Windowed], by_scenario: &[(&str, [[Vec<f64>; 4]; 3])]) {
+    let kpower = |x: &[f32]| {
+        let mut total = 0.0;
+        for c in 0..2 {
+            let mut ch: Vec<f64> = x.iter().skip(c).step_by(2).map(|&v| f64::from(v)).collect();
+            k_weight(&mut ch);
+            total += ch.iter().map(|v| v * v).sum::<f64>();
+        }
+        total
+    };
+    let regret = |label: &str| {
+        by_scenario
+            .iter()
+            .find(|s| s.0 == label)
+            .map_or(f64::NAN, |s| {
+                s.1[1][0].iter().sum::<f64>() / s.1[1][0].len().max(1) as f64
+            })
+    };
+    let mut names: Vec<&str> = windows.iter().map(|w| w.0).collect();
+    names.dedup();
+    for name in names {
+        let mut windows_on: Vec<f32> = windows.iter().filter_map(|w| w.2).collect();
+        windows_on.sort_by(f32::total_cmp);
+        windows_on.dedup();
+        for window in windows_on {
+            let (mut t_off, mut t_on, mut closest, mut seeds) = (0.0, 0.0, f64::INFINITY, 0);
+            for off in windows.iter().filter(|w| w.0 == name && w.2.is_none()) {
+                let Some(on) = windows
+                    .iter()
+                    .find(|w| w.0 == name && w.1 == off.1 && w.2 == Some(window))
+                else {
+                    continue;
+                };
+                let diff: Vec<f32> = on.3.iter().zip(&off.3).map(|(a, b)| a - b).collect();
+                let below = 10.0 * (kpower(&off.3) / kpower(&diff).max(1e-30)).log10();
+                closest = closest.min(below);
+                t_off += off.4;
+                t_on += on.4;
+                seeds += 1;
+            }
+            let on_label = format!("{name}, window {window} dB");
+            println!(
+                "audible window, {name}, {window} dB, {seeds} seeds: {:.1} us per block against \
+                 {:.1} without ({:.0} % saved); steal regret (300 ms oracle) {:.2} dB against \
+                 {:.2}; what the window took out of the mix is {:.1} dB below it (K-weighted; \
+                 the closest seed)",
+                t_on / f64::from(seeds) * 1e6,
+                t_off / f64::from(seeds) * 1e6,
+                100.0 * (1.0 - t_on / t_off),
+                regret(&on_label),
+                regret(name),
+                closest
+            );
+        }
     }
 }

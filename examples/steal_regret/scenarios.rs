@@ -8,6 +8,13 @@ pub struct Scenario {
     pub name: &'static str,
     pub voices: usize,
     pub virtual_voices: usize,
+    /// The audible window it runs with.
+    pub window: Option<f32>,
+    /// Runs of one scene with and without the window share this name.
+    pub pair: Option<&'static str>,
+    /// Its steals are scored by regret (not for a scene scored by the
+    /// share of the most audible plays that are real).
+    pub scored: bool,
     pub plays: Vec<Play>,
 }
 
@@ -17,6 +24,9 @@ impl Scenario {
             name,
             voices,
             virtual_voices: 0,
+            window: None,
+            pair: None,
+            scored: true,
             plays,
         }
     }
@@ -195,7 +205,54 @@ pub fn scenarios(seed: u64, seconds: f32) -> Vec<Scenario> {
     }
     let mut loops = Scenario::new("loud sounds under a burst", 4, plays);
     loops.virtual_voices = 8;
+    loops.scored = false;
     all.push(loops);
+
+    // A dense scene under a few loud sounds: explosions and engines over
+    // 40 quiet ambient loops (fountains, fires, 35 to 80 dB down) and
+    // mid-level sparkles, into 32 voices; run without and with a 50 dB
+    // audible window.
+    let mut plays = Vec::new();
+    for _ in 0..40 {
+        let volume = 10f32.powf(-rng.range(35.0, 80.0) / 20.0);
+        let params = pan(&mut rng).looping(true).virtualize(rng.pick(2) == 0);
+        plays.push(at(0, synth::steady(&mut rng), volume, params));
+    }
+    let mut b = 1;
+    while b < blocks {
+        let play = match rng.pick(6) {
+            0 => at(
+                b,
+                synth::explosion(&mut rng),
+                rng.range(0.7, 1.0),
+                pan(&mut rng),
+            ),
+            1 => at(
+                b,
+                synth::engine(&mut rng),
+                rng.range(0.5, 0.9),
+                pan(&mut rng),
+            ),
+            _ => {
+                let volume = 10f32.powf(-rng.range(10.0, 40.0) / 20.0);
+                at(b, sparkles[rng.pick(6)].clone(), volume, pan(&mut rng))
+            }
+        };
+        plays.push(play);
+        b += 8 + rng.pick(12);
+    }
+    for window in [None, Some(50.0)] {
+        let name = if window.is_some() {
+            "dense scene, window 50 dB"
+        } else {
+            "dense scene"
+        };
+        let mut dense = Scenario::new(name, 32, plays.clone());
+        dense.virtual_voices = 64;
+        dense.window = window;
+        dense.pair = Some("dense scene");
+        all.push(dense);
+    }
 
     // Traffic: vehicles pass on roads 4 to 30 m away at 8 to 40 m/s, some
     // coming, some going; fountains and fires stand 3 to 25 m away.
