@@ -50,10 +50,12 @@ pub(crate) const SWAP_PERIOD: u64 = 1024;
 /// the hysteresis that keeps voices of similar audibility from trading
 /// places back and forth.
 pub(crate) const SWAP_MARGIN: f32 = 2.0;
-/// A real voice that started or came back less than this long ago (in
-/// seconds) is not sent away by a virtual voice coming back: with
-/// [`SWAP_MARGIN`], what bounds how often a voice can change places (at
-/// most one round trip per second, whatever its loudness does).
+/// A voice that came back less than this long ago (in seconds) is not
+/// sent away by another voice coming back, and counts as just started for
+/// stealing's age rule; a real voice younger than this is sent away only
+/// by a voice more audible by a margin that grows as its age falls (see
+/// `VoicePool::comeback`). What bounds how often a voice can change
+/// places: at most one round trip per second.
 pub(crate) const SWAP_HOLD_SECONDS: u64 = 1;
 /// A virtual voice comes back into a free slot once the pool has had a
 /// free slot for this long (in milliseconds): in a burst, slots free and
