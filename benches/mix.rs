@@ -37,6 +37,11 @@
 //!   480-frame block.
 //! - `set_position/10000`: the game side of moving 10,000 emitters (one
 //!   frame's `set_position` calls).
+//! - `dense_window/{off,50db}`: 64 looping voices, 8 of them loud and 56
+//!   between 50 and 80 dB under them (a dense scene under a few loud
+//!   sounds), without and with a 50 dB audible window
+//!   (`EngineSettings::audible_window`). Goal: the window saves at least
+//!   30 % of the render time.
 //! - `limiter/quiet`, `limiter/limited`: the output stage alone on one
 //!   480-frame block, below the limiter's threshold throughout and above
 //!   it throughout (throughput in frames).
@@ -348,9 +353,52 @@ fn limiter(c: &mut Criterion) {
     g.finish();
 }
 
+/// A dense scene under a few loud sounds, without and with the audible
+/// window: what the window saves.
+fn dense_window(c: &mut Criterion) {
+    let sounds = voicepool::bench_support::sine_sounds(44_100);
+    let mut g = c.benchmark_group("dense_window");
+    for (name, window) in [("off", None), ("50db", Some(50.0))] {
+        let mut engine = OfflineEngine::new(EngineSettings {
+            voices: 64,
+            virtual_voices: 64,
+            audible_window: window,
+            ..Default::default()
+        })
+        .expect("valid settings");
+        for i in 0..64usize {
+            let under = if i % 8 == 0 {
+                0.0
+            } else {
+                50.0 + (i * 37 % 31) as f32
+            };
+            let p = PlayParams::default()
+                .volume(10f32.powf(-under / 20.0))
+                .pan(((i * 53 % 201) as f32 / 100.0) - 1.0)
+                .looping(true)
+                .virtualize(i % 2 == 1);
+            engine.play(&sounds[i % sounds.len()], p).expect("queue");
+        }
+        for _ in 0..50 {
+            engine.render(BLOCK);
+            engine.drain_events().for_each(drop);
+        }
+        g.throughput(Throughput::Elements(BLOCK as u64));
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let first = engine.render(BLOCK)[0];
+                engine.drain_events().for_each(drop);
+                first
+            })
+        });
+    }
+    g.finish();
+}
+
 criterion_group!(
     benches,
     workload_w,
+    dense_window,
     positioned,
     routed,
     stereo,
