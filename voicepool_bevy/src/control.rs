@@ -226,11 +226,24 @@ impl std::ops::Deref for VoicepoolEngine {
 /// #[derive(Component)]
 /// struct Engine;
 ///
-/// fn pause_menu(audio: Voicepool, engines: Query<Entity, With<Engine>>, paused: Local<bool>) {
-///     if *paused {
-///         audio.pause_bus("world").ok(); // the menu's own sounds play on
-///         for engine in &engines {
-///             audio.fade_volume(engine, 0.2, Duration::from_millis(300)).ok();
+/// #[derive(Message)]
+/// struct MenuToggled {
+///     open: bool,
+/// }
+///
+/// fn pause_menu(
+///     audio: Voicepool,
+///     engines: Query<Entity, With<Engine>>,
+///     mut menu: MessageReader<MenuToggled>,
+/// ) {
+///     for toggled in menu.read() {
+///         if toggled.open {
+///             audio.pause_bus("world").ok(); // the menu's own sounds play on
+///             for engine in &engines {
+///                 audio.fade_volume(engine, 0.2, Duration::from_millis(300)).ok();
+///             }
+///         } else {
+///             audio.resume_bus("world").ok();
 ///         }
 ///     }
 /// }

@@ -12,8 +12,9 @@ use crate::player::end_entity;
 /// systems in `PostUpdate`.
 ///
 /// Every play ends in exactly one of `Ended`, `Stolen` or `Rejected`
-/// (then [`crate::OnEnd`] applies). The entity named may already be
-/// despawned (a despawned entity's voice still ends).
+/// (then [`crate::OnEnd`] applies), unless its [`crate::SoundPlayer`] is
+/// removed, replaced or despawned first: then its voice is stopped and
+/// reports nothing more (a replacing player's events are its own).
 ///
 /// ```
 /// use bevy_ecs::prelude::*;
@@ -97,10 +98,13 @@ impl SoundEvent {
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum RejectReason {
-    /// The pool was full and nothing could be stolen (every voice of
-    /// higher priority, protected, or the policy refuses).
-    PoolFull,
-    /// Its sound asset failed to load (the asset server says why).
+    /// voicepool refused it a voice: the pool was full and nothing could
+    /// be stolen (every voice of higher priority or protected, or the
+    /// policy `Reject`), or its group refused it (full under `Reject`, or
+    /// too soon after the group's last start).
+    Refused,
+    /// Its sound asset failed to load (the asset server says why), or is
+    /// neither loaded nor loading (a default handle, an asset removed).
     AssetFailed,
     /// No bus has the label it asked for.
     UnknownBus(String),
@@ -113,7 +117,9 @@ pub enum RejectReason {
 impl std::fmt::Display for RejectReason {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            RejectReason::PoolFull => f.write_str("the pool is full and no voice could be stolen"),
+            RejectReason::Refused => {
+                f.write_str("no voice: the pool or its group refused it (full, or too soon)")
+            }
             RejectReason::AssetFailed => f.write_str("its sound asset failed to load"),
             RejectReason::UnknownBus(label) => write!(f, "no bus is labelled `{label}`"),
             RejectReason::UnknownGroup(label) => write!(f, "no group is labelled `{label}`"),
@@ -152,55 +158,53 @@ pub(crate) fn dispatch_events(
 ) {
     let events = engine.backend.drain_events();
     for event in events {
-        let owner = |engine: &VoicepoolEngine, voice| engine.owners.get(&voice).copied();
+        // Plays whose player was removed, replaced or despawned (detached)
+        // report nothing more: their entity has moved on.
+        let attached = |engine: &VoicepoolEngine, voice| {
+            engine
+                .owners
+                .get(&voice)
+                .filter(|o| o.attached)
+                .map(|o| o.entity)
+        };
         match event {
             Event::Started { voice } => {
-                if let Some(owner) = owner(&engine, voice) {
-                    sound_events.write(SoundEvent::Started {
-                        entity: owner.entity,
-                    });
+                if let Some(entity) = attached(&engine, voice) {
+                    sound_events.write(SoundEvent::Started { entity });
                 }
             }
             Event::Virtualized { voice } => {
-                if let Some(owner) = owner(&engine, voice) {
-                    sound_events.write(SoundEvent::Virtualized {
-                        entity: owner.entity,
-                    });
+                if let Some(entity) = attached(&engine, voice) {
+                    sound_events.write(SoundEvent::Virtualized { entity });
                 }
             }
             Event::Resumed { voice } => {
-                if let Some(owner) = owner(&engine, voice) {
-                    sound_events.write(SoundEvent::Resumed {
-                        entity: owner.entity,
-                    });
+                if let Some(entity) = attached(&engine, voice) {
+                    sound_events.write(SoundEvent::Resumed { entity });
                 }
             }
             Event::Stolen { victim, by } => {
-                let thief = owner(&engine, by).map(|o| o.entity);
-                if let Some(owner) = engine.owners.remove(&victim) {
+                let thief = engine.owners.get(&by).map(|o| o.entity);
+                if let Some(owner) = engine.owners.remove(&victim).filter(|o| o.attached) {
                     sound_events.write(SoundEvent::Stolen {
                         entity: owner.entity,
                         by: thief,
                     });
-                    if owner.attached {
-                        end_entity(&mut commands, owner.entity, owner.on_end);
-                    }
+                    end_entity(&mut commands, owner.entity, owner.on_end);
                 }
             }
             Event::Ended { voice } | Event::Rejected { voice } => {
-                if let Some(owner) = engine.owners.remove(&voice) {
+                if let Some(owner) = engine.owners.remove(&voice).filter(|o| o.attached) {
                     sound_events.write(match event {
                         Event::Ended { .. } => SoundEvent::Ended {
                             entity: owner.entity,
                         },
                         _ => SoundEvent::Rejected {
                             entity: owner.entity,
-                            reason: RejectReason::PoolFull,
+                            reason: RejectReason::Refused,
                         },
                     });
-                    if owner.attached {
-                        end_entity(&mut commands, owner.entity, owner.on_end);
-                    }
+                    end_entity(&mut commands, owner.entity, owner.on_end);
                 }
             }
             _ => {}

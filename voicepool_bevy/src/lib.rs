@@ -60,6 +60,27 @@ pub use player::{OnEnd, PlayingVoice, SoundPlayer};
 pub use plugin::{VoicepoolPlugin, VoicepoolSystems};
 pub use space::SoundListener;
 
+/// voicepool itself (play parameters, bus and group settings, effects,
+/// spatial settings), so that a game need not depend on it separately.
+pub use voicepool;
+
+/// What a Bevy game using voicepool names most: `use voicepool_bevy::prelude::*;`.
+///
+/// ```
+/// use voicepool_bevy::prelude::*;
+/// let player = SoundPlayer::new(Default::default()).params(PlayParams::default().volume(0.5));
+/// assert_eq!(player.params.get_priority(), 128);
+/// ```
+pub mod prelude {
+    pub use crate::{
+        OnEnd, PlayingVoice, SoundAsset, SoundEvent, SoundListener, SoundPlayer, Voicepool,
+        VoicepoolPlugin,
+    };
+    pub use voicepool::{
+        BusSettings, DistanceModel, Duck, Effect, GroupSettings, PlayParams, Spatial, StealPolicy,
+    };
+}
+
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

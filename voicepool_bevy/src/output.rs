@@ -20,9 +20,11 @@ use voicepool::{AudioEngine, Controller, EngineError, EngineSettings, Event, Off
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum AudioOutput {
     /// The default sound device, through voicepool's [`AudioEngine`]. When
-    /// there is none (a server, CI), the plugin logs the reason and mixes
-    /// anyway, silently, paced by the app's clock, so that events, stealing
-    /// and virtual voices still work.
+    /// there is none, or it refuses the stream (a server, CI), the plugin
+    /// logs the reason and mixes anyway, silently, paced by the app's real
+    /// clock (`Time<Real>`, from Bevy's `TimePlugin`: without it nothing is
+    /// rendered and sounds never end), so that events, stealing and
+    /// virtual voices still work.
     #[default]
     Live,
     /// No device: every app update renders a fixed number of frames, after
@@ -44,7 +46,9 @@ pub struct OfflineOutput {
     /// Frames rendered per app update (default 800: 60 updates a second
     /// at 48 kHz).
     pub frames_per_update: usize,
-    /// Keep every rendered sample in [`RenderedAudio`] (default true).
+    /// Keep every rendered sample in [`RenderedAudio`] (default true: for
+    /// tests and renders of a few minutes; it grows by 384 KB per second
+    /// at 48 kHz, so clear it or turn this off for long headless runs).
     /// Off, only the last update's frames are kept there.
     pub keep_samples: bool,
 }
@@ -163,15 +167,17 @@ impl Backend {
                     rate: engine.sample_rate(),
                     kind: Kind::Live(Box::new(engine)),
                 }),
-                Err(EngineError::NoDevice(why)) => {
-                    log::warn!("voicepool: no sound device, mixing silently: {why}");
+                Err(EngineError::InvalidSettings(why)) => Err(EngineError::InvalidSettings(why)),
+                Err(e) => {
+                    // No device, or one that refused the stream: the game
+                    // goes on, mixing silently.
+                    log::warn!("voicepool: no sound output, mixing silently: {e}");
                     let output = OfflineOutput {
                         frames_per_update: 0,
                         keep_samples: false,
                     };
                     offline(settings, output, Some(0.0))
                 }
-                Err(e) => Err(e),
             },
             AudioOutput::Offline(output) => offline(settings, output, None),
         }

@@ -15,8 +15,11 @@ use crate::asset::SoundAsset;
 use crate::control::{Owner, VoicepoolEngine};
 use crate::events::{RejectReason, SoundEvent};
 
-/// Plays a sound: add it to an entity (spawn it) and the sound starts on
-/// the next update, once its asset has loaded.
+/// Plays a sound: add it to an entity (spawn it) and the sound starts in
+/// the plugin's systems (`PostUpdate`) of the same update, once its asset
+/// has loaded. Changing a `SoundPlayer` in place does nothing to a sound
+/// already playing; inserting a new one replaces it (the old voice stops,
+/// the new one plays).
 ///
 /// - The play's parameters are voicepool's [`PlayParams`] (volume, pitch,
 ///   looping, priority, protected, fade-in, virtualize, scheduled start,
@@ -250,6 +253,10 @@ fn player_discarded(mut world: DeferredWorld, context: HookContext) {
     owner.attached = false;
     // Only a stopped engine refuses, and then nothing plays anyway.
     let _ = engine.stop(voice);
+    world
+        .commands()
+        .entity(context.entity)
+        .try_remove::<(PlayingVoice, Emitter, Played)>();
 }
 
 /// Starts every `SoundPlayer` whose sound is ready.
@@ -267,10 +274,15 @@ pub(crate) fn start_players(
 ) {
     for (entity, player, transform) in &players {
         let Some(sound) = sounds.get(&player.sound) else {
-            let failed = asset_server.as_ref().is_some_and(|server| {
-                matches!(server.load_state(&player.sound), LoadState::Failed(_))
+            // Failed, or neither loaded nor loading (a default handle, an
+            // asset removed): it would wait for ever.
+            let hopeless = asset_server.as_ref().is_none_or(|server| {
+                matches!(
+                    server.load_state(&player.sound),
+                    LoadState::Failed(_) | LoadState::NotLoaded
+                )
             });
-            if failed {
+            if hopeless {
                 reject(
                     &mut commands,
                     &mut events,
@@ -298,13 +310,11 @@ pub(crate) fn start_players(
                         on_end: player.on_end,
                     },
                 );
-                let mut entity_commands = commands.entity(entity);
-                entity_commands.insert((PlayingVoice(voice), Played));
-                if let (Some(position), true) = (params.get_position(), transform.is_some()) {
-                    entity_commands.insert(Emitter {
-                        last: bevy_math::Vec3::new(position.x, position.y, position.z),
-                    });
-                }
+                let placed = (transform.is_some() && player.spatial)
+                    .then(|| params.get_position())
+                    .flatten()
+                    .map(|p| bevy_math::Vec3::new(p.x, p.y, p.z));
+                commands.queue(move |world: &mut World| playing(world, entity, voice, placed));
             }
             // The audio side is behind: try again next update.
             Err(PlayError::QueueFull) => {}
@@ -316,6 +326,25 @@ pub(crate) fn start_players(
                 RejectReason::Play(e),
             ),
         }
+    }
+}
+
+/// Marks `entity` as playing `voice` (an emitter if `placed`), once the
+/// commands before it have run; an entity despawned meanwhile (in the same
+/// update) gets its voice stopped instead, never left playing for nobody.
+fn playing(world: &mut World, entity: Entity, voice: VoiceHandle, placed: Option<bevy_math::Vec3>) {
+    if let Ok(mut e) = world.get_entity_mut(entity) {
+        e.insert((PlayingVoice(voice), Played));
+        if let Some(last) = placed {
+            e.insert(Emitter { last });
+        }
+        return;
+    }
+    if let Some(mut engine) = world.get_resource_mut::<VoicepoolEngine>() {
+        if let Some(owner) = engine.owners.get_mut(&voice) {
+            owner.attached = false;
+        }
+        let _ = engine.stop(voice);
     }
 }
 
@@ -360,7 +389,9 @@ fn reject(
 ) {
     log::warn!("voicepool: sound of entity {entity} not played: {reason}");
     events.write(SoundEvent::Rejected { entity, reason });
-    commands.entity(entity).insert(Played);
+    if let Ok(mut e) = commands.get_entity(entity) {
+        e.try_insert(Played);
+    }
     end_entity(commands, entity, on_end);
 }
 

@@ -140,6 +140,19 @@ pub struct VoicepoolSystems;
 
 impl Plugin for VoicepoolPlugin {
     fn build(&self, app: &mut App) {
+        let asset_folder = app
+            .get_added_plugins::<AssetPlugin>()
+            .first()
+            .map_or_else(|| "assets".to_owned(), |p| p.file_path.clone());
+        // The asset type, its loader and the messages come first, whatever
+        // happens to the engine: systems that name them never find them
+        // missing.
+        app.add_message::<SoundEvent>()
+            .add_message::<VoicepoolEvent>()
+            .init_asset::<SoundAsset>()
+            .register_asset_loader(SoundLoader {
+                asset_folder: FileAssetReader::get_base_path().join(asset_folder),
+            });
         let backend = Backend::start(self.settings.clone(), self.output).or_else(|e| {
             log::error!("voicepool: engine settings refused ({e}); starting with the defaults");
             Backend::start(EngineSettings::default(), self.output)
@@ -147,6 +160,8 @@ impl Plugin for VoicepoolPlugin {
         let backend = match backend {
             Ok(backend) => backend,
             Err(e) => {
+                // Not seen: the defaults are valid, and a live output that
+                // fails falls back to a silent one.
                 log::error!("voicepool: no engine could start: {e}");
                 return;
             }
@@ -169,18 +184,8 @@ impl Plugin for VoicepoolPlugin {
                 log::error!("voicepool: group `{label}` not made: {e}");
             }
         }
-        let asset_folder = app
-            .get_added_plugins::<AssetPlugin>()
-            .first()
-            .map_or_else(|| "assets".to_owned(), |p| p.file_path.clone());
         app.insert_resource(engine)
             .init_resource::<ListenerState>()
-            .add_message::<SoundEvent>()
-            .add_message::<VoicepoolEvent>()
-            .init_asset::<SoundAsset>()
-            .register_asset_loader(SoundLoader {
-                asset_folder: FileAssetReader::get_base_path().join(asset_folder),
-            })
             .configure_sets(
                 PostUpdate,
                 VoicepoolSystems.after(TransformSystems::Propagate),

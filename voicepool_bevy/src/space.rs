@@ -10,11 +10,12 @@ use voicepool::Listener;
 use crate::control::VoicepoolEngine;
 use crate::player::{Emitter, PlayingVoice};
 
-/// The ears: put it on one entity with a `Transform` (usually the camera).
-/// Each update, after transforms propagate, the listener is placed and
-/// turned as that entity is (facing its forward, -Z), with a velocity for
-/// doppler from how far it moved. With none, the listener stays at the
-/// origin facing -Z; with several, the first found is used.
+/// The ears: put it on one entity (usually the camera; it requires a
+/// `Transform`). Each update, after transforms propagate, the listener is
+/// placed and turned as that entity is (facing its forward, -Z, with +Y
+/// up), with a velocity for doppler from how far it moved. Until there is
+/// one, the listener is at the origin facing -Z; once there is none, it
+/// stays where it last was; with several, the first found is used.
 ///
 /// ```
 /// use bevy_ecs::prelude::*;
@@ -26,6 +27,7 @@ use crate::player::{Emitter, PlayingVoice};
 /// }
 /// ```
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[require(bevy_transform::components::Transform)]
 pub struct SoundListener;
 
 /// Where the listener was last update.
@@ -92,14 +94,23 @@ pub(crate) fn move_listener(
     if !at.is_finite() {
         return;
     }
+    // Facing its -Z, +Y up; a degenerate transform (scale 0, NaN
+    // rotation) leaves the listener where it was.
+    let axes = transform.affine().matrix3;
+    let (Some(forward), Some(up)) = (
+        Vec3::from(axes * bevy_math::Vec3A::NEG_Z).try_normalize(),
+        Vec3::from(axes * bevy_math::Vec3A::Y).try_normalize(),
+    ) else {
+        return;
+    };
     let v = state
         .last
         .map_or(Vec3::ZERO, |last| velocity(last, at, seconds));
     state.last = Some(at);
     let listener = Listener {
         position: mint(at).into(),
-        forward: mint(transform.forward().into()).into(),
-        up: mint(transform.up().into()).into(),
+        forward: mint(forward).into(),
+        up: mint(up).into(),
         velocity: mint(v).into(),
     };
     if let Err(e) = engine.set_listener(listener) {

@@ -8,7 +8,7 @@ use std::time::Duration;
 use bevy_ecs::prelude::*;
 use support::*;
 use voicepool::{BusSettings, PlayParams};
-use voicepool_bevy::{OnEnd, PlayingVoice, RejectReason, SoundEvent, SoundPlayer, Voicepool};
+use voicepool_bevy::{OnEnd, PlayingVoice, RejectReason, SoundEvent, SoundPlayer};
 
 #[test]
 fn a_spawned_sound_plays_and_its_entity_ends_as_set() {
@@ -105,43 +105,95 @@ fn a_burst_into_a_full_pool_steals_and_names_the_thief() {
 }
 
 #[test]
-fn despawning_a_playing_entity_stops_its_voice() {
-    let dir = TempDir::new("despawn");
-    let mut app = app(&dir.0, plugin(8));
-    let hum = add_sound(&mut app, tone(2.0, 0.5));
-    let entity = app
-        .world_mut()
-        .spawn(SoundPlayer::new(hum).params(PlayParams::default().looping(true)))
-        .id();
-    run(&mut app, 10);
-    app.world_mut().despawn(entity);
-    run(&mut app, 10);
-    let out = rendered(&app);
-    assert!(rms(&out, 0, 4_800).0 > 0.2, "it played");
-    assert_eq!(
-        rms(&out, 6_000, 9_600),
-        (0.0, 0.0),
-        "silent after the stop fade"
-    );
-    assert_eq!(events(&app).last(), Some(&SoundEvent::Ended { entity }));
+fn despawning_or_removing_the_player_stops_the_voice() {
+    // (removing only the player: the entity stays)
+    for only_the_player in [false, true] {
+        let dir = TempDir::new("despawn");
+        let mut app = app(&dir.0, plugin(8));
+        let entity = spawn_loop(&mut app, |p| p);
+        run(&mut app, 10);
+        if only_the_player {
+            app.world_mut().entity_mut(entity).remove::<SoundPlayer>();
+        } else {
+            app.world_mut().despawn(entity);
+        }
+        run(&mut app, 10);
+        let out = rendered(&app);
+        assert!(rms(&out, 0, 4_800).0 > 0.2, "it played");
+        assert_eq!(
+            rms(&out, 6_000, 9_600),
+            (0.0, 0.0),
+            "silent after the stop fade"
+        );
+        // Stopped by the game: no end to report to an entity that moved on.
+        assert_eq!(events(&app), [SoundEvent::Started { entity }]);
+        if only_the_player {
+            let world = app.world();
+            assert!(world.get_entity(entity).is_ok(), "the entity stays");
+            assert!(
+                world.get::<PlayingVoice>(entity).is_none(),
+                "no voice left on it"
+            );
+        }
+    }
 }
 
 #[test]
-fn removing_the_player_stops_the_voice_and_keeps_the_entity() {
-    let dir = TempDir::new("remove");
+fn a_player_despawned_in_the_update_it_starts_leaves_nothing_playing() {
+    #[derive(Component)]
+    struct Doomed;
+    // Despawns in PostUpdate, in no order with the plugin's systems.
+    fn doom(mut commands: Commands, doomed: Query<Entity, With<Doomed>>) {
+        for e in &doomed {
+            commands.entity(e).despawn();
+        }
+    }
+    let dir = TempDir::new("doomed");
     let mut app = app(&dir.0, plugin(8));
-    let hum = add_sound(&mut app, tone(2.0, 0.5));
-    let entity = app
-        .world_mut()
-        .spawn(SoundPlayer::new(hum).params(PlayParams::default().looping(true)))
-        .id();
+    app.add_systems(bevy_app::PostUpdate, doom);
+    let entity = spawn_loop(&mut app, |p| p);
+    app.world_mut().entity_mut(entity).insert(Doomed);
+    run(&mut app, 20);
+    let out = rendered(&app);
+    assert!(rms(&out, 4_800, 9_600).0 < 1e-6, "nothing plays for nobody");
+    assert!(app.world().get_entity(entity).is_err());
+}
+
+#[test]
+fn a_replaced_player_plays_the_new_sound_and_reports_only_its_own() {
+    let dir = TempDir::new("replace");
+    let mut app = app(&dir.0, plugin(8));
+    let entity = spawn_loop(&mut app, |p| p.on_end(OnEnd::Keep));
     run(&mut app, 10);
-    app.world_mut().entity_mut(entity).remove::<SoundPlayer>();
-    run(&mut app, 10);
-    assert_eq!(rms(&rendered(&app), 6_000, 9_600), (0.0, 0.0));
+    let first = app.world().get::<PlayingVoice>(entity).copied();
+    let chirp = add_sound(&mut app, tone(0.1, 0.25));
+    app.world_mut()
+        .entity_mut(entity)
+        .insert(SoundPlayer::new(chirp).on_end(OnEnd::Keep));
+    run(&mut app, 20);
+    let out = rendered(&app);
+    let (before, after) = (rms(&out, 0, 4_800).0, rms(&out, 5_400, 9_600).0);
     assert!(
-        app.world().get_entity(entity).is_ok(),
-        "a detached voice's end leaves the entity alone"
+        before > 0.2 && after > 0.1 && after < 0.15,
+        "the new, quieter sound: {before} {after}"
+    );
+    assert_eq!(
+        rms(&out, 10_500, 14_400),
+        (0.0, 0.0),
+        "then silence: the old voice is gone"
+    );
+    assert_eq!(
+        events(&app),
+        [
+            SoundEvent::Started { entity },
+            SoundEvent::Started { entity },
+            SoundEvent::Ended { entity }
+        ]
+    );
+    let now = app.world().get::<PlayingVoice>(entity).copied();
+    assert!(
+        first.is_some() && now.is_none(),
+        "kept, without a voice, after the new sound"
     );
 }
 
@@ -149,18 +201,15 @@ fn removing_the_player_stops_the_voice_and_keeps_the_entity() {
 fn a_paused_bus_is_silent_and_resumes() {
     let dir = TempDir::new("bus");
     let mut app = app(&dir.0, plugin(8).bus("world", BusSettings::default()));
-    let hum = add_sound(&mut app, tone(2.0, 0.5));
-    app.world_mut().spawn(
-        SoundPlayer::new(hum)
-            .params(PlayParams::default().looping(true))
-            .bus("world"),
-    );
-    let pause = |audio: Voicepool| audio.pause_bus("world").unwrap();
-    let resume = |audio: Voicepool| audio.resume_bus("world").unwrap();
+    let entity = spawn_loop(&mut app, |p| p.bus("world"));
     run(&mut app, 10);
-    app.world_mut().run_system_cached(pause).unwrap();
+    control(&mut app, entity, |audio, _| {
+        audio.pause_bus("world").unwrap()
+    });
     run(&mut app, 10);
-    app.world_mut().run_system_cached(resume).unwrap();
+    control(&mut app, entity, |audio, _| {
+        audio.resume_bus("world").unwrap()
+    });
     run(&mut app, 10);
     let out = rendered(&app);
     assert!(rms(&out, 0, 4_800).0 > 0.2, "playing");
@@ -175,24 +224,20 @@ fn a_voice_paused_by_entity_holds_its_place() {
     let beep = add_sound(&mut app, tone(0.2, 0.5)); // 20 updates long
     let entity = app.world_mut().spawn(SoundPlayer::new(beep)).id();
     run(&mut app, 5);
-    app.world_mut()
-        .run_system_cached_with(
-            |In(e): In<Entity>, audio: Voicepool| audio.pause(e).unwrap(),
-            entity,
-        )
-        .unwrap();
+    control(&mut app, entity, |audio, e| audio.pause(e).unwrap());
     run(&mut app, 30);
     assert!(
         app.world().get::<PlayingVoice>(entity).is_some(),
         "paused, not ended"
     );
-    app.world_mut()
-        .run_system_cached_with(
-            |In(e): In<Entity>, audio: Voicepool| audio.resume(e).unwrap(),
-            entity,
-        )
-        .unwrap();
-    run(&mut app, 30);
+    control(&mut app, entity, |audio, e| audio.resume(e).unwrap());
+    // 15 updates of tone were left: it plays them, no more, no fewer.
+    run(&mut app, 13);
+    assert!(
+        app.world().get::<PlayingVoice>(entity).is_some(),
+        "resumed where it was"
+    );
+    run(&mut app, 5);
     assert!(
         app.world().get_entity(entity).is_err(),
         "played out after resuming"
@@ -257,25 +302,50 @@ fn the_same_app_renders_the_same_samples() {
 fn a_fade_by_entity_reaches_its_volume() {
     let dir = TempDir::new("fade");
     let mut app = app(&dir.0, plugin(8));
-    let hum = add_sound(&mut app, tone(2.0, 0.5));
-    let entity = app
-        .world_mut()
-        .spawn(SoundPlayer::new(hum).params(PlayParams::default().looping(true)))
-        .id();
+    let entity = spawn_loop(&mut app, |p| p);
     run(&mut app, 5);
-    app.world_mut()
-        .run_system_cached_with(
-            |In(e): In<Entity>, audio: Voicepool| {
-                audio
-                    .fade_volume(e, 0.25, Duration::from_millis(50))
-                    .unwrap()
-            },
-            entity,
-        )
-        .unwrap();
+    control(&mut app, entity, |audio, e| {
+        audio
+            .fade_volume(e, 0.25, Duration::from_millis(50))
+            .unwrap()
+    });
     run(&mut app, 20);
     let out = rendered(&app);
     let before = rms(&out, 0, 2_400).0;
     let after = rms(&out, 7_200, 9_600).0;
     assert!((after / before - 0.25).abs() < 0.02, "{before} -> {after}");
+}
+
+#[test]
+fn refusals_say_why() {
+    use voicepool::{GroupSettings, StealPolicy};
+    let dir = TempDir::new("refusals");
+    let group = GroupSettings {
+        max_voices: 1,
+        policy: StealPolicy::Reject,
+        ..Default::default()
+    };
+    let mut app = app(&dir.0, plugin(8).group("one", group));
+    let first = spawn_loop(&mut app, |p| p.group("one"));
+    let second = spawn_loop(&mut app, |p| p.group("one"));
+    // A handle to nothing: neither loaded nor loading.
+    let nothing = app
+        .world_mut()
+        .spawn(SoundPlayer::new(Default::default()))
+        .id();
+    run(&mut app, 3);
+    let heard = events(&app);
+    assert!(heard.contains(&SoundEvent::Started { entity: first }));
+    assert!(heard.contains(&SoundEvent::Rejected {
+        entity: second,
+        reason: RejectReason::Refused
+    }));
+    assert!(heard.contains(&SoundEvent::Rejected {
+        entity: nothing,
+        reason: RejectReason::AssetFailed
+    }));
+    assert!(
+        app.world().get_entity(nothing).is_err(),
+        "despawned, not waiting for ever"
+    );
 }

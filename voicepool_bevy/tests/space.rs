@@ -116,3 +116,46 @@ fn a_non_spatial_player_on_a_placed_entity_is_not_placed() {
         "full level, centred: {l} {r}"
     );
 }
+
+#[test]
+fn a_non_spatial_player_keeps_the_position_its_params_give() {
+    let dir = TempDir::new("own_position");
+    let mut app = app(&dir.0, plugin(8));
+    app.add_systems(Update, slide);
+    let hum = add_sound(&mut app, tone(1.0, 0.5));
+    app.world_mut().spawn((SoundListener, Transform::default()));
+    // Placed 5 m to the left by its parameters, on an entity sliding far
+    // to the right: the entity's place is not its.
+    let params = PlayParams::default()
+        .looping(true)
+        .position([-5.0, 0.0, 0.0]);
+    app.world_mut().spawn((
+        SoundPlayer::new(hum).params(params).non_spatial(),
+        Transform::from_xyz(0.0, 0.0, -1.0),
+        Slide(1.0),
+    ));
+    run(&mut app, 30);
+    let (l, r) = rms(&rendered(&app), 20 * FRAMES, 30 * FRAMES);
+    assert!(l > 3.0 * r, "still on the left: {l} {r}");
+}
+
+#[test]
+fn a_degenerate_listener_is_skipped_not_a_panic() {
+    let dir = TempDir::new("degenerate");
+    let mut app = app(&dir.0, plugin(8));
+    let hum = add_sound(&mut app, tone(1.0, 0.5));
+    for scale in [bevy_math::Vec3::ZERO, bevy_math::Vec3::NAN] {
+        app.world_mut()
+            .spawn((SoundListener, Transform::default().with_scale(scale)));
+    }
+    app.world_mut().spawn((
+        SoundPlayer::new(hum).params(PlayParams::default().looping(true)),
+        Transform::from_xyz(-5.0, 0.0, 0.0),
+    ));
+    run(&mut app, 10);
+    let (l, r) = rms(&rendered(&app), 5 * FRAMES, 10 * FRAMES);
+    assert!(
+        l > 3.0 * r,
+        "heard from the default listener at the origin: {l} {r}"
+    );
+}

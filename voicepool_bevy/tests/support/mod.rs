@@ -8,8 +8,11 @@ use bevy_app::{App, TaskPoolPlugin};
 use bevy_asset::{AssetPlugin, Assets, Handle};
 use bevy_ecs::prelude::*;
 use bevy_transform::TransformPlugin;
+use voicepool::PlayParams;
 use voicepool::{EngineSettings, Sound};
-use voicepool_bevy::{OfflineOutput, RenderedAudio, SoundAsset, SoundEvent, VoicepoolPlugin};
+use voicepool_bevy::{
+    OfflineOutput, RenderedAudio, SoundAsset, SoundEvent, SoundPlayer, Voicepool, VoicepoolPlugin,
+};
 
 /// Frames each update renders: 10 ms.
 pub const FRAMES: usize = 480;
@@ -91,6 +94,25 @@ pub fn add_sound(app: &mut App, sound: Sound) -> Handle<SoundAsset> {
     app.world_mut()
         .resource_mut::<Assets<SoundAsset>>()
         .add(SoundAsset::from(sound))
+}
+
+/// Spawns an entity playing a looped 2 s tone (amplitude 0.5, full
+/// volume), its player shaped by `shape`.
+pub fn spawn_loop(app: &mut App, shape: impl FnOnce(SoundPlayer) -> SoundPlayer) -> Entity {
+    let hum = add_sound(app, tone(2.0, 0.5));
+    let player = SoundPlayer::new(hum).params(PlayParams::default().looping(true));
+    app.world_mut().spawn(shape(player)).id()
+}
+
+/// Runs `call` with the `Voicepool` system parameter, on `entity`.
+pub fn control(app: &mut App, entity: Entity, call: fn(&Voicepool, Entity)) {
+    use bevy_ecs::system::RunSystemOnce;
+    app.world_mut()
+        .run_system_once_with(
+            move |In(e): In<Entity>, audio: Voicepool| call(&audio, e),
+            entity,
+        )
+        .unwrap();
 }
 
 /// Runs `updates` updates.
