@@ -1,10 +1,12 @@
 //! Wisps: a small Bevy scene that shows voicepool at work.
 //!
 //! Four wisps circle the listener, each humming a loop that may go
-//! virtual; every 1.5 s a burst of sparkles and swishes lands around the
-//! listener, more than the pool's 12 voices hold, so the quietest voices
-//! (far away, fading, small) are stolen; from 5 s to 7 s a pause menu
-//! pauses the world bus and chimes on its own bus.
+//! virtual, over a wind streamed from disk; every 1.5 s a burst of
+//! sparkles and swishes lands around the listener, more than the pool's 12
+//! voices hold, so the quietest voices (far away, fading, small) are
+//! stolen, and each spell also rings in a cave reverb (a bus made by a
+//! startup system, fed by sends); from 5 s to 7 s a pause menu pauses the
+//! world bus (the cave and the wind with it) and chimes on its own bus.
 //!
 //! ```sh
 //! # headless: the offline output, 10 s rendered to a WAV, a summary printed
@@ -21,11 +23,9 @@ use bevy_asset::{AssetPlugin, AssetServer, Handle, LoadState};
 use bevy_ecs::prelude::*;
 use bevy_transform::components::Transform;
 use bevy_transform::TransformPlugin;
-use voicepool::{BusSettings, EngineSettings, PlayParams};
-use voicepool_bevy::{
-    OfflineOutput, RenderedAudio, SoundAsset, SoundEvent, SoundListener, SoundPlayer, Voicepool,
-    VoicepoolPlugin, VoicepoolSystems,
-};
+use voicepool_bevy::prelude::*;
+use voicepool_bevy::voicepool::EngineSettings;
+use voicepool_bevy::{OfflineOutput, RenderedAudio, SoundLoaderSettings, VoicepoolSystems};
 
 /// Frames per update offline: 60 updates a second at 48 kHz.
 const FRAMES_PER_UPDATE: usize = 800;
@@ -120,6 +120,7 @@ fn plugin() -> VoicepoolPlugin {
 /// The sounds, loaded from the repository's samples folder.
 #[derive(Resource)]
 struct Sounds {
+    wind: Handle<SoundAsset>,
     hum: Handle<SoundAsset>,
     swish: Handle<SoundAsset>,
     sparkles: Vec<Handle<SoundAsset>>,
@@ -166,8 +167,27 @@ struct Tally {
     rejected: u32,
 }
 
-fn setup(mut commands: Commands, assets: Res<AssetServer>) {
+fn setup(mut commands: Commands, assets: Res<AssetServer>, audio: Voicepool) {
+    // A cave reverb the spells send to; it feeds the world bus, so the
+    // pause menu pauses it too.
+    let cave = BusSettings {
+        effects: vec![Effect::Reverb {
+            room: 0.75,
+            damping: 0.4,
+            wet: 1.0,
+        }],
+        output: audio.bus("world"),
+        ..Default::default()
+    };
+    if let Err(e) = audio.create_bus("cave", cave) {
+        eprintln!("wisps: {e}");
+    }
     commands.insert_resource(Sounds {
+        // Long sounds stream from disk instead of being decoded whole.
+        wind: assets
+            .load_builder()
+            .with_settings(|s: &mut SoundLoaderSettings| s.stream = true)
+            .load("ambience.ogg"),
         hum: assets.load("ambience.wav"),
         swish: assets.load("swish.wav"),
         sparkles: (1..=6)
@@ -187,7 +207,8 @@ fn start_when_loaded(
     if clock.started {
         return;
     }
-    let all = std::iter::once(&sounds.hum)
+    let all = [&sounds.wind, &sounds.hum]
+        .into_iter()
         .chain([&sounds.swish])
         .chain(&sounds.sparkles);
     let mut loaded = true;
@@ -209,6 +230,18 @@ fn start_when_loaded(
     if let Some(mut audio) = audio {
         audio.samples.clear(); // the silence while loading
     }
+    // The wind: never stolen, not placed; kept (not despawned) if stopped.
+    commands.spawn(
+        SoundPlayer::new(sounds.wind.clone())
+            .params(
+                PlayParams::default()
+                    .looping(true)
+                    .volume(0.25)
+                    .protected(true),
+            )
+            .bus("world")
+            .on_end(OnEnd::Remove),
+    );
     for i in 0..4 {
         let i = i as f32;
         commands.spawn((
@@ -259,7 +292,10 @@ fn burst(commands: &mut Commands, clock: &mut Clock, sounds: &Sounds) {
             .volume(0.3 + 0.7 * clock.unit())
             .pitch(0.8 + 0.5 * clock.unit());
         commands.spawn((
-            SoundPlayer::new(sound).params(params).bus("world"),
+            SoundPlayer::new(sound)
+                .params(params)
+                .bus("world")
+                .send("cave", 0.3),
             Transform::from_xyz(distance * angle.cos(), 0.0, distance * angle.sin()),
         ));
     }
