@@ -227,6 +227,8 @@ pub(crate) struct Played;
 #[derive(Component)]
 pub(crate) struct Emitter {
     pub(crate) last: bevy_math::Vec3,
+    /// Its velocity, smoothed (see `space::Motion`).
+    pub(crate) velocity: bevy_math::Vec3,
 }
 
 /// A new (or replacing) `SoundPlayer` plays from scratch.
@@ -336,7 +338,10 @@ fn playing(world: &mut World, entity: Entity, voice: VoiceHandle, placed: Option
     if let Ok(mut e) = world.get_entity_mut(entity) {
         e.insert((PlayingVoice(voice), Played));
         if let Some(last) = placed {
-            e.insert(Emitter { last });
+            e.insert(Emitter {
+                last,
+                velocity: bevy_math::Vec3::ZERO,
+            });
         }
         return;
     }

@@ -10,6 +10,11 @@ use voicepool::Listener;
 use crate::control::VoicepoolEngine;
 use crate::player::{Emitter, PlayingVoice};
 
+/// (Velocities, of emitters and the listener, are their movement per
+/// update smoothed over 100 ms, so they stay steady under `FixedUpdate`
+/// movement; a move faster than 1 km/s is taken for a teleport and leaves
+/// the velocity as it was.)
+///
 /// The ears: put it on one entity (usually the camera; it requires a
 /// `Transform`). Each update, after transforms propagate, the listener is
 /// placed and turned as that entity is (facing its forward, -Z, with +Y
@@ -34,6 +39,7 @@ pub struct SoundListener;
 #[derive(Resource, Default)]
 pub(crate) struct ListenerState {
     last: Option<Vec3>,
+    velocity: Vec3,
 }
 
 /// The seconds one update covers: the rendered frames offline (so that
@@ -47,9 +53,30 @@ fn update_seconds(engine: &VoicepoolEngine, time: Option<&Time<Real>>) -> f32 {
         .unwrap_or(0.0)
 }
 
-fn velocity(from: Vec3, to: Vec3, seconds: f32) -> Vec3 {
-    if seconds > 0.0 {
-        (to - from) / seconds
+/// How long (in seconds) velocities are smoothed over: a game that moves
+/// things in `FixedUpdate` moves them 0, 1 or 2 steps between two frames,
+/// and doppler would warble with the raw figure; a teleport would give a
+/// one-update spike.
+const VELOCITY_SMOOTHING: f32 = 0.1;
+
+/// A move faster than this (metres per second) is a teleport: the
+/// velocity stays what it was.
+const TELEPORT_SPEED: f32 = 1_000.0;
+
+/// The velocity after a move from `from` to `to` over `seconds`, smoothed
+/// from `before` (exponentially, over [`VELOCITY_SMOOTHING`]).
+fn velocity(before: Vec3, from: Vec3, to: Vec3, seconds: f32) -> Vec3 {
+    if seconds <= 0.0 {
+        return before;
+    }
+    let raw = (to - from) / seconds;
+    if !raw.is_finite() || raw.length() > TELEPORT_SPEED {
+        return before;
+    }
+    let blend = 1.0 - (-seconds / VELOCITY_SMOOTHING).exp();
+    let v = before + (raw - before) * blend;
+    if v.is_finite() {
+        v
     } else {
         Vec3::ZERO
     }
@@ -71,8 +98,8 @@ pub(crate) fn move_emitters(
         if !at.is_finite() {
             continue;
         }
-        let v = velocity(emitter.last, at, seconds);
-        emitter.last = at;
+        let v = velocity(emitter.velocity, emitter.last, at, seconds);
+        (emitter.last, emitter.velocity) = (at, v);
         // Only a stopped engine or a non-finite value refuses; neither is
         // worth more than skipping this update.
         let _ = engine.set_position(voice.0, mint(at), mint(v));
@@ -103,10 +130,10 @@ pub(crate) fn move_listener(
     ) else {
         return;
     };
-    let v = state
-        .last
-        .map_or(Vec3::ZERO, |last| velocity(last, at, seconds));
-    state.last = Some(at);
+    let v = state.last.map_or(Vec3::ZERO, |last| {
+        velocity(state.velocity, last, at, seconds)
+    });
+    (state.last, state.velocity) = (Some(at), v);
     let listener = Listener {
         position: mint(at).into(),
         forward: mint(forward).into(),
@@ -115,5 +142,37 @@ pub(crate) fn move_listener(
     };
     if let Err(e) = engine.set_listener(listener) {
         log::debug!("voicepool: listener not moved this update: {e}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Movement in `FixedUpdate` at 50 Hz seen from 60 Hz frames: 0 or
+    /// 1 step per frame (and now and then 2); the velocity sent stays
+    /// within 15 % of the true one once settled, where the raw figure
+    /// jumps between 0 and twice it.
+    #[test]
+    fn velocity_is_steady_under_fixed_step_movement() {
+        let (frame, step, speed) = (1.0 / 60.0, 1.0 / 50.0, 10.0);
+        let (mut v, mut last) = (Vec3::ZERO, Vec3::ZERO);
+        for k in 1..240 {
+            let t = k as f32 * frame;
+            let at = Vec3::X * speed * step * (t / step).floor();
+            v = velocity(v, last, at, frame);
+            last = at;
+            if k > 60 {
+                assert!((v.x - speed).abs() < 0.15 * speed, "frame {k}: {v}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_teleport_is_not_a_spike() {
+        let walking = Vec3::X * 1.5;
+        let v = velocity(walking, Vec3::ZERO, Vec3::X * 1_000.0, 1.0 / 60.0);
+        assert_eq!(v, walking, "a jump of 1 km in a frame keeps the velocity");
+        assert!(velocity(Vec3::ZERO, Vec3::ZERO, Vec3::X, 0.0) == Vec3::ZERO);
     }
 }
