@@ -117,3 +117,38 @@ fn bad_windows_are_refused_and_large_ones_clamped() {
     e.render(48_000);
     assert!(e.is_playing(quiet));
 }
+
+#[test]
+fn a_faint_virtual_voice_of_higher_priority_does_not_keep_a_loud_one_out() {
+    let mut e = OfflineEngine::new(EngineSettings {
+        voices: 2,
+        virtual_voices: 8,
+        audible_window: Some(40.0),
+        ..Default::default()
+    })
+    .unwrap();
+    let hum = sine(220.0, 1.0, 48_000, 0.5);
+    let looped = PlayParams::default().looping(true);
+    e.play(&hum, looped).unwrap();
+    e.play(&hum, looped).unwrap();
+    // Of lower priority than both: refused a voice, it starts virtual.
+    let loud = e.play(&hum, looped.priority(100).virtualize(true)).unwrap();
+    // Of higher priority, 60 dB down: takes a voice, then the window lets
+    // it go, virtual, and a voice is free.
+    let faint = e
+        .play(&hum, looped.priority(200).volume(0.001).virtualize(true))
+        .unwrap();
+    let mut events = Vec::new();
+    render_blocks(&mut e, 100, &mut events);
+    assert!(
+        what_happened(&events, faint).contains(&Event::Virtualized { voice: faint }),
+        "the faint one is let go"
+    );
+    assert!(
+        events
+            .iter()
+            .any(|t| t.event == Event::Resumed { voice: loud }),
+        "the loud one comes back into the free voice: {:?}",
+        what_happened(&events, loud)
+    );
+}

@@ -451,7 +451,8 @@ impl Mixer {
         let (streams, space) = (&self.streams, &self.space);
         // (After `end_block`: the setting the next block renders with.)
         let fetch = self.prefetch.is_on();
-        let now = self.frame;
+        // (Before the frame moves on: the block just rendered is behind.)
+        let now = self.frame + frames as u64;
         self.pool.refresh_levels(
             count,
             |who, v| {

@@ -329,6 +329,12 @@ impl Mixer {
         if v.is_held() || self.buses.is_frozen(v.bus()) {
             return false;
         }
+        // Outside the audible window (6 dB inside it, to come back), it
+        // stays virtual; a less deserving one (of lower priority, say) may
+        // be inside.
+        if !self.window_allows(self.virtuals.level(i)) {
+            return false;
+        }
         if free {
             self.pool.has_room(who.group)
         } else {
@@ -370,11 +376,6 @@ impl Mixer {
             return Outcome::Nobody;
         };
         let (who, level) = (self.virtuals.who(i), self.virtuals.level(i));
-        if !self.window_allows(level) {
-            // The most deserving is outside the audible window: so is
-            // every other.
-            return Outcome::Nobody;
-        }
         let hold = SWAP_HOLD_SECONDS * u64::from(self.out_rate);
         let margin = (SWAP_MARGIN, hold);
         let Some(place) = self.pool.comeback(who, level, now, self.rules, margin) else {

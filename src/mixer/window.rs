@@ -82,6 +82,11 @@ impl Mixer {
         };
         self.room_changed = true;
         Counters::bump(&self.counters.outside_window);
+        if let Some(reader) = voice.stream_slot().and_then(|k| self.streams.get(k)) {
+            // It ends (streams never go virtual): its fade-out reports
+            // nothing after its `Ended`.
+            reader.silence_reports();
+        }
         let now = self.frame;
         let handle = VoiceHandle::new(self.engine, who.id);
         let sounded = start < now && !voice.is_waiting() && voice.peak_gain() > 0.0;

@@ -410,7 +410,8 @@ impl<V> VoicePool<V> {
         if start > begun && now < start.saturating_add(rules.min_age) {
             return None; // it came back less than `hold` ago
         }
-        let age = now.saturating_sub(start).min(hold);
+        // How long it has sounded (since it started, or came back).
+        let age = now.saturating_sub(begun).min(hold);
         let young = if hold == 0 {
             0.0
         } else {
