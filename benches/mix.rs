@@ -42,6 +42,9 @@
 //!   sounds), without and with a 50 dB audible window
 //!   (`EngineSettings::audible_window`). Goal: the window saves at least
 //!   30 % of the render time.
+//! - `bus_setup/chain_255`, `bus_setup/flat_255`: the block in which 255
+//!   buses made on the game side are set up on the audio side, chained
+//!   (each feeding the one before) or flat. Goal: under 50 us.
 //! - `limiter/quiet`, `limiter/limited`: the output stage alone on one
 //!   480-frame block, below the limiter's threshold throughout and above
 //!   it throughout (throughput in frames).
@@ -241,6 +244,44 @@ fn effects(c: &mut Criterion) {
     g.finish();
 }
 
+/// The audio side's block in which 255 buses made on the game side are
+/// set up: a chain (each feeding the one made before it) or flat (each
+/// feeding the master). Goal: under 50 us either way.
+fn bus_setup(c: &mut Criterion) {
+    use criterion::BatchSize;
+    use voicepool::{BusHandle, BusSettings, Effect};
+    let mut g = c.benchmark_group("bus_setup");
+    for chained in [true, false] {
+        let made = || {
+            let e = OfflineEngine::new(EngineSettings {
+                buses: 255,
+                command_capacity: 1_024,
+                ..Default::default()
+            })
+            .expect("an engine");
+            let mut last: Option<BusHandle> = None;
+            for _ in 0..255 {
+                let b = e
+                    .create_bus_with(BusSettings {
+                        output: if chained { last } else { None },
+                        effects: vec![Effect::LowPass {
+                            cutoff_hz: 20_000.0,
+                        }],
+                        ..Default::default()
+                    })
+                    .expect("a bus");
+                last = Some(b);
+            }
+            e
+        };
+        let name = if chained { "chain_255" } else { "flat_255" };
+        g.bench_function(name, |b| {
+            b.iter_batched_ref(made, |e| e.render(BLOCK)[0], BatchSize::LargeInput)
+        });
+    }
+    g.finish();
+}
+
 /// Loop lengths (frames) and pitches of the `loops` group; the first is the
 /// reference the others are compared with.
 const LOOPS: [(usize, f32); 10] = [
@@ -407,7 +448,8 @@ criterion_group!(
     portable,
     loops,
     virtual_voices,
-    limiter
+    limiter,
+    bus_setup
 );
 
 fn main() {

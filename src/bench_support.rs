@@ -619,3 +619,30 @@ impl SplitMix {
         (self.bits() >> 40) as f32 / (1u64 << 24) as f32
     }
 }
+
+/// Runs `f` with RealtimeSanitizer's checks bypassed on this thread (with
+/// the `rtsan` feature, linked with the runtime as `scripts/rtsan.sh`
+/// does; otherwise it simply runs `f`): for a test's block in which a
+/// game's effect panics on purpose, since a panic itself (its payload,
+/// its message) is not real-time safe. Every other block stays checked.
+pub fn outside_rtsan<R>(f: impl FnOnce() -> R) -> R {
+    #[cfg(feature = "rtsan")]
+    let _off = {
+        // LLVM 19's names (`rtsan-standalone` calls LLVM 20's).
+        extern "C" {
+            fn __rtsan_off();
+            fn __rtsan_on();
+        }
+        struct On;
+        impl Drop for On {
+            fn drop(&mut self) {
+                // SAFETY: pairs the `__rtsan_off` below, on the same thread.
+                unsafe { __rtsan_on() }
+            }
+        }
+        // SAFETY: a counter in RTSan's per-thread state; `On` undoes it.
+        unsafe { __rtsan_off() };
+        On
+    };
+    f()
+}

@@ -304,10 +304,24 @@ pub(crate) struct BusSetup {
     pub(crate) output: u16,
     pub(crate) volume: f32,
     pub(crate) effects: Vec<Box<dyn CustomEffect>>,
-    /// Per effect: a game's own, whose output is checked for NaN and
-    /// infinity (the built-in ones cannot make any).
-    pub(crate) checked: Vec<bool>,
+    /// Per effect: whether it is a game's own (guarded), and its faults.
+    pub(crate) health: Vec<EffectHealth>,
     pub(crate) duck: Option<ValidDuck>,
+}
+
+/// One effect's standing on the audio side: a game's own is guarded (its
+/// panics caught, its allocations watched, its output checked), and what
+/// it did wrong is reported once per kind of fault.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct EffectHealth {
+    /// A game's own effect (the built-in ones keep the contract).
+    pub(crate) custom: bool,
+    /// It panicked: never called again.
+    pub(crate) dead: bool,
+    /// Faults seen (bits of `EffectHealth::bit`), and those not yet
+    /// reported to the game.
+    pub(crate) seen: u8,
+    pub(crate) pending: u8,
 }
 
 /// A [`Duck`] checked, in output frames.

@@ -90,6 +90,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(clippy::undocumented_unsafe_blocks)]
 
+pub mod alloc_check;
 #[cfg(feature = "hooks")]
 #[doc(hidden)]
 pub mod bench_support;
@@ -114,7 +115,9 @@ mod voices;
 #[doc(hidden)]
 pub mod rtsan_selftest;
 
-pub use command::{BusHandle, Event, GroupHandle, StreamErrorKind, TimedEvent, VoiceHandle};
+pub use command::{
+    BusHandle, EffectFault, Event, GroupHandle, StreamErrorKind, TimedEvent, VoiceHandle,
+};
 pub use device_name::{DeviceName, DEVICE_NAME_BYTES};
 pub use effect::{BusSettings, CustomEffect, Duck, Effect, EffectParam};
 pub use engine::{Controller, Engine, VoiceInfo};

@@ -13,7 +13,7 @@
 //! | value | accepted | out of range | NaN / infinite |
 //! | --- | --- | --- | --- |
 //! | a position or velocity component | any finite `f32` | - | rejected |
-//! | `Listener::forward`, `up` | finite, not zero, not parallel | a zero or parallel pair: rejected | rejected |
+//! | `Listener::forward`, `up` | finite, not zero (any length: normalised), not parallel | a zero or parallel pair: rejected | rejected |
 //! | `min_distance` | above 0 | 0 or below: rejected | rejected |
 //! | `max_distance` | at least `min_distance` | below it: rejected | rejected |
 //! | `rolloff` | `0.0..=`[`MAX_ROLLOFF`] | clamped | rejected |
@@ -276,7 +276,7 @@ impl Listener {
         })?;
         let right = normalized(cross(forward, up)).ok_or(PlayError::Invalid {
             name: "listener up",
-            reason: "must not point along forward",
+            reason: "must not point along forward (or against it)",
         })?;
         Ok(ValidListener {
             position,
@@ -321,7 +321,8 @@ impl ValidSpatial {
         let (min, max, r) = (self.min, self.max, self.rolloff);
         let g = match self.model {
             DistanceModel::Inverse => min / (min + r * (d - min)),
-            DistanceModel::Linear if max > min => 1.0 - r * (d - min) / (max - min),
+            // (The share of the range first: no overflow at any distance.)
+            DistanceModel::Linear if max > min => 1.0 - r * ((d - min) / (max - min)),
             DistanceModel::Linear => 1.0,
             DistanceModel::Exponential => (d / min).powf(-r),
             DistanceModel::None => 1.0,
@@ -352,15 +353,17 @@ pub(crate) fn hear(listener: &ValidListener, emitter: &ValidEmitter, speed: f32)
             doppler: 1.0,
         };
     }
+    // The unit direction first (a long vector's products would overflow).
     let inv = 1.0 / distance;
-    let pan = (dot(to_source, listener.right) * inv).clamp(-1.0, 1.0);
+    let toward = to_source.map(|x| x * inv);
+    let pan = dot(toward, listener.right).clamp(-1.0, 1.0);
     let still = emitter.velocity == [0.0; 3] && listener.velocity == [0.0; 3];
     let doppler = if spatial.doppler <= 0.0 || speed <= 0.0 || still {
         1.0
     } else {
         // OpenAL 1.1: speeds along the unit vector from source to
-        // listener, `-to_source / distance`.
-        let along = |v: Vec3| -dot(to_source, v) * inv;
+        // listener, `-toward`.
+        let along = |v: Vec3| -dot(toward, v);
         doppler_shift(
             spatial.doppler,
             speed,
@@ -410,15 +413,32 @@ fn cross(a: Vec3, b: Vec3) -> Vec3 {
     ]
 }
 
+/// The length of `a`, without overflow or underflow: components of any
+/// finite size (up to `f32::MAX`, down to denormals) give their true
+/// length, rounded; infinite only where the length itself is past
+/// `f32::MAX`.
+#[inline]
 pub(crate) fn length(a: Vec3) -> f32 {
-    dot(a, a).sqrt()
+    let sq = dot(a, a);
+    // The common case: no square overflowed or fell below the normal range.
+    if sq.is_finite() && sq >= f32::MIN_POSITIVE {
+        return sq.sqrt();
+    }
+    let m = a[0].abs().max(a[1].abs()).max(a[2].abs());
+    if m == 0.0 || !m.is_finite() {
+        return m;
+    }
+    // In `f64`: every finite `f32` vector's length and squares fit.
+    let [x, y, z] = a.map(f64::from);
+    (x * x + y * y + z * z).sqrt() as f32
 }
 
-/// `a` scaled to length 1, or `None` for a vector too short to have a
-/// direction (or one whose length overflows).
+/// `a` scaled to length 1, or `None` for the zero vector (any other
+/// finite vector has a direction, however long or short).
 fn normalized(a: Vec3) -> Option<Vec3> {
-    let l = length(a);
-    (l.is_finite() && l > 1e-12).then(|| [a[0] / l, a[1] / l, a[2] / l])
+    let [x, y, z] = a.map(f64::from);
+    let l = (x * x + y * y + z * z).sqrt();
+    (l > 0.0 && l.is_finite()).then(|| [(x / l) as f32, (y / l) as f32, (z / l) as f32])
 }
 
 #[cfg(test)]

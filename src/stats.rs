@@ -82,6 +82,11 @@ pub struct Stats {
     /// panicked counts here too: the panic is caught, that stream ends,
     /// and the loader goes on with the others.
     pub stream_decode_errors: u64,
+    /// Faults of bus effects, each also an [`crate::Event::EffectFault`]
+    /// naming the bus: a game's effect that panicked, allocated on the
+    /// audio thread (seen where [`crate::alloc_check`] watches), or put
+    /// out NaN or infinity. Each effect reports each kind once.
+    pub effect_faults: u64,
     /// Live engine: data callbacks the device made.
     pub callbacks: u64,
     /// Live engine: callbacks whose processing took longer than the audio
@@ -209,6 +214,7 @@ pub(crate) struct Counters {
     pub(crate) stream_underruns: AtomicU64,
     /// Bumped by the stream loader (which holds a clone).
     pub(crate) stream_decode_errors: std::sync::Arc<AtomicU64>,
+    pub(crate) effect_faults: AtomicU64,
     pub(crate) callbacks: AtomicU64,
     pub(crate) late_callbacks: AtomicU64,
     pub(crate) worst_callback_ns: AtomicU64,
@@ -319,6 +325,7 @@ impl Counters {
             streams: self.streams.load(Relaxed) as usize,
             stream_underruns: self.stream_underruns.load(Relaxed),
             stream_decode_errors: self.stream_decode_errors.load(Relaxed),
+            effect_faults: self.effect_faults.load(Relaxed),
             callbacks: self.callbacks.load(Relaxed),
             late_callbacks: self.late_callbacks.load(Relaxed),
             worst_callback: Duration::from_nanos(self.worst_callback_ns.load(Relaxed)),

@@ -31,6 +31,8 @@ fn the_counter_sees_an_allocation_when_there_is_one() {
 fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
     let settings = EngineSettings {
         voices: 8,
+        // Room for a chain made (and retried) while rendering.
+        buses: 64,
         command_capacity: 64,
         event_capacity: 32, // small, so the audio side's event queue overflows
         steal_policy: StealPolicy::Quietest,
@@ -65,6 +67,8 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
     // Effects, a duck, a nested bus; sends; one more bus made mid-run.
     let [hall, world, vehicles] = support::shaped_buses::shaped_buses(&engine, buses[0]);
     let mut late = None;
+    let mut chain = None;
+    let armed = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let mut sounds = vec![
         tone(440.0, 4_410, 44_100, 1),
         tone(300.0, 24_000, 48_000, 2),
@@ -194,6 +198,11 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
         if i >= 2_000 && late.is_none() {
             late = support::shaped_buses::late_bus(&engine);
         }
+        // A chain of buses set up while rendering, its deepest low-pass
+        // gliding to the top; a game's effect on it that panics, once.
+        if i >= 2000 && chain.is_none() {
+            chain = support::shaped_buses::late_chain(&engine, 6, &armed);
+        }
         // Buses fading, pausing (mid-fade too) and resuming; the master too.
         let bus = buses[i % 2];
         match i % 11 {
@@ -213,6 +222,14 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
         }
         // Odd block sizes, including 0 and 1 frame.
         let frames = [0, 1, 7, 64, 480, 1024, 333][i % 7];
+        if i == 2_600 && chain.is_some() {
+            // The effect's panic allocates (its payload and message): a
+            // block of its own, not counted; containing it, and every
+            // block after, counted.
+            armed.store(true, std::sync::atomic::Ordering::Relaxed);
+            mixer.process(&mut buf[..frames * 2]);
+            continue;
+        }
         let before = allocations();
         mixer.process(&mut buf[..frames * 2]);
         in_render += allocations() - before;
@@ -223,6 +240,8 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
     let stats = engine.stats();
     assert_eq!(in_render, 0, "render path allocated or freed; {stats:?}");
     assert!(late.is_some(), "no bus was made while the audio ran");
+    assert!(chain.is_some(), "no bus chain was made while the audio ran");
+    assert_eq!(stats.effect_faults, 1, "{stats:?}");
     // The churn really happened.
     assert!(played > 10_000, "{played}");
     assert!(stats.steals > 2_000, "{stats:?}");

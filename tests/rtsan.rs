@@ -33,6 +33,8 @@ fn offline_engine_churn_in_realtime_context() {
             command_capacity: 32,
             event_capacity: 16,
             virtual_voices: 4,
+            // Room for a chain made (and retried) while rendering.
+            buses: 64,
             // With one policy, the audible window lets go of the quietest
             // (the volume-0 plays among them).
             audible_window: (policy == StealPolicy::Quietest).then_some(40.0),
@@ -59,6 +61,8 @@ fn offline_engine_churn_in_realtime_context() {
         // Effects, a duck, a nested bus; sends; one more bus made mid-run.
         let [hall, world, vehicles] = support::shaped_buses::shaped_buses(&e, buses[0]);
         let mut late = None;
+        let mut chain = None;
+        let armed = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let mut handles = Vec::new();
         let mut paused = Vec::new();
         for i in 0..1_500usize {
@@ -168,6 +172,11 @@ fn offline_engine_churn_in_realtime_context() {
             if i >= 400 && late.is_none() {
                 late = support::shaped_buses::late_bus(&e);
             }
+            // A chain of buses set up while rendering, its deepest low-pass
+            // gliding to the top; a game's effect on it that panics, once.
+            if i >= 400 && chain.is_none() {
+                chain = support::shaped_buses::late_chain(&e, 6, &armed);
+            }
             match i % 9 {
                 0 => drop(e.pause_bus(buses[i % 2])),
                 2 => drop(e.resume_bus(buses[i % 2])),
@@ -183,13 +192,23 @@ fn offline_engine_churn_in_realtime_context() {
             if handles.len() > 200 {
                 handles.drain(..100);
             }
-            let out = e.render([1, 0, 17, 480, 1023, 64][i % 6]);
+            let frames = [1, 0, 17, 480, 1023, 64][i % 6];
+            let out = if i == 700 && chain.is_some() {
+                // The effect's panic (not real-time safe itself) in a block
+                // of its own; containing it, and every block after, checked.
+                armed.store(true, std::sync::atomic::Ordering::Relaxed);
+                voicepool::bench_support::outside_rtsan(|| e.render(frames))
+            } else {
+                e.render(frames)
+            };
             assert!(out.iter().all(|x| x.is_finite() && x.abs() <= 1.0));
             if i % 40 == 0 {
                 e.drain_events().for_each(drop);
             }
         }
         let st = e.stats();
+        assert!(chain.is_some(), "no bus chain was made while rendering");
+        assert_eq!(st.effect_faults, 1, "{st:?}");
         assert!(st.dropped_commands > 0 && st.lost_events > 0, "{st:?}");
         if policy == StealPolicy::Reject {
             // The pool never steals; only a full group steals its own,

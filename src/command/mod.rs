@@ -264,6 +264,22 @@ pub enum Event {
         /// What kind of error.
         kind: StreamErrorKind,
     },
+    /// A bus effect broke the real-time contract ([`crate::CustomEffect`]):
+    /// it panicked (it is never called again and its bus is silent from
+    /// then on), allocated on the audio thread (reported where
+    /// [`crate::alloc_check`] watches; it keeps running), or put out NaN or
+    /// infinity (that piece of its bus was silenced). Each effect reports
+    /// each kind of fault once; each is counted in
+    /// [`crate::Stats::effect_faults`]. Not about a voice: plays on the bus
+    /// go on and end as usual.
+    EffectFault {
+        /// The bus the effect is on.
+        bus: BusHandle,
+        /// Its place among the bus's effects (0 first).
+        effect: usize,
+        /// What it did.
+        fault: EffectFault,
+    },
     /// Live output is back after [`StreamErrorKind::DeviceLost`]: the engine
     /// reopened a device on its own (see
     /// [`crate::EngineSettings::recover_device`]) and the same voices go on
@@ -275,6 +291,34 @@ pub enum Event {
         /// reopened at the rate the mixer runs at).
         sample_rate: u32,
     },
+}
+
+/// What a bus effect did wrong ([`Event::EffectFault`]).
+///
+/// ```
+/// use voicepool::{EffectFault, Event};
+/// fn warn(event: &Event) {
+///     if let Event::EffectFault { bus, effect, fault: EffectFault::Panicked } = event {
+///         eprintln!("effect {effect} on bus {} panicked and was switched off", bus.index());
+///     }
+/// }
+/// # let _ = warn;
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum EffectFault {
+    /// It panicked. It is not called again (nor are its other methods),
+    /// and its bus passes silence from then on; it is dropped with the
+    /// engine, on the game's side. With `panic = "abort"` in the build
+    /// profile a panic ends the process instead, as anywhere.
+    Panicked,
+    /// It allocated or freed memory while it ran on the audio thread.
+    /// Seen only where the game installed
+    /// [`crate::alloc_check::CountingAllocator`] (in debug builds, say).
+    Allocated,
+    /// It put out NaN, infinity or a value past 1e30: that piece of its
+    /// bus was silenced.
+    NotFinite,
 }
 
 /// What went wrong with a live output stream ([`Event::StreamError`]).
@@ -337,7 +381,9 @@ impl Event {
             | Event::Resumed { voice }
             | Event::StreamUnderrun { voice } => Some(voice),
             Event::Stolen { victim, .. } => Some(victim),
-            Event::StreamError { .. } | Event::OutputRecovered { .. } => None,
+            Event::StreamError { .. }
+            | Event::OutputRecovered { .. }
+            | Event::EffectFault { .. } => None,
         }
     }
 

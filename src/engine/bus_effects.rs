@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use super::Controller;
 use crate::command::{BusHandle, Command, MASTER_BUS};
-use crate::effect::{BusSettings, BusSetup, Effect, EffectParam, ValidDuck, MAX_EFFECTS};
+use crate::effect::{
+    BusSettings, BusSetup, Effect, EffectHealth, EffectParam, ValidDuck, MAX_EFFECTS,
+};
 use crate::error::PlayError;
 use crate::params::{fade_frames, valid_volume};
 use crate::render::effects;
@@ -165,7 +167,13 @@ impl Controller {
                 index,
                 output,
                 volume,
-                checked: kinds.iter().map(|&k| k == EffectKind::Custom).collect(),
+                health: kinds
+                    .iter()
+                    .map(|&k| EffectHealth {
+                        custom: k == EffectKind::Custom,
+                        ..EffectHealth::default()
+                    })
+                    .collect(),
                 effects: effects
                     .into_iter()
                     .map(|e| effects::build(e, rate))

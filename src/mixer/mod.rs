@@ -52,10 +52,10 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
 use crossbeam_channel::Receiver;
-use ringbuf::traits::Producer;
+use ringbuf::traits::{Observer, Producer};
 use ringbuf::HeapProd;
 
-use crate::command::{Command, EngineId, Event, SendTo, TimedEvent, VoiceHandle};
+use crate::command::{BusHandle, Command, EngineId, Event, SendTo, TimedEvent, VoiceHandle};
 use crate::render::buses::{Buses, BUS_FRAMES};
 use crate::render::prefetch::Prefetch;
 use crate::render::stream::StreamReaders;
@@ -396,6 +396,21 @@ impl Mixer {
             Counters::bump(&counters.stream_underruns);
             let voice = VoiceHandle::new(*engine, id);
             push_event(events, counters, at, Event::StreamUnderrun { voice });
+        });
+        // A bus effect that broke the rules, reported while the event
+        // queue keeps room for every voice's end.
+        let room = events
+            .vacant_len()
+            .saturating_sub(pool.live() + streams.len() + Self::EVENTS_PER_COMMAND);
+        buses.take_faults(room, |b, effect, fault| {
+            Counters::bump(&counters.effect_faults);
+            let bus = BusHandle::new(*engine, b);
+            push_event(
+                events,
+                counters,
+                at,
+                Event::EffectFault { bus, effect, fault },
+            );
         });
         self.refresh_levels(frames);
         self.frame = end_frame;

@@ -61,3 +61,53 @@ pub fn late_bus(e: &voicepool::Controller) -> Option<voicepool::BusHandle> {
     })
     .ok()
 }
+
+/// A chain of `n` buses made while the audio runs, each feeding the one
+/// made before it, the deepest gliding its low-pass to the top of its
+/// range, and one more feeding that with `Panicky` on it (made last, so
+/// that a retry after a full queue makes only one): the deepest, or
+/// `None` where the command queue was full.
+pub fn late_chain(
+    e: &voicepool::Controller,
+    n: usize,
+    armed: &std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> Option<voicepool::BusHandle> {
+    use voicepool::{BusSettings, Effect, EffectParam};
+    let mut last = None;
+    for _ in 0..n {
+        last = Some(
+            e.create_bus_with(BusSettings {
+                output: last,
+                effects: vec![Effect::LowPass { cutoff_hz: 3_000.0 }],
+                volume: 0.9,
+                ..Default::default()
+            })
+            .ok()?,
+        );
+    }
+    e.set_effect_param(
+        last?,
+        0,
+        EffectParam::CutoffHz(f32::MAX),
+        Duration::from_millis(50),
+    )
+    .ok()?;
+    e.create_bus_with(BusSettings {
+        output: last,
+        effects: vec![Effect::Custom(Box::new(Panicky(armed.clone())))],
+        ..Default::default()
+    })
+    .ok()
+}
+
+/// A game's effect with a bug: once `armed`, its next `process` panics
+/// (and it is switched off by the engine).
+pub struct Panicky(pub std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl voicepool::CustomEffect for Panicky {
+    fn process(&mut self, _: &mut [f32], _: &mut [f32]) {
+        if self.0.load(std::sync::atomic::Ordering::Relaxed) {
+            panic!("a bug in a game's effect (on purpose)");
+        }
+    }
+}

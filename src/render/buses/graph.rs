@@ -13,8 +13,10 @@
 //! or frees; every index is checked.
 
 use super::{Bus, Buses, BUS_FRAMES};
+use crate::command::EffectFault;
 use crate::command::MASTER_BUS;
 use crate::effect::{BusSetup, EffectParam, ValidDuck};
+use crate::render::effects::guard;
 use crate::sound::bands::BAND_HZ;
 
 /// Above this peak a bus sounds for the buses it ducks (-60 dBFS).
@@ -88,6 +90,12 @@ impl Buses {
             gain: 1.0,
             ranked: 1.0,
         });
+        // Its parent was set up before it (made before it): its depth is
+        // final.
+        let depth = self.buses[usize::from(output)].depth.saturating_add(1);
+        let bus = &mut self.buses[b];
+        bus.depth = depth;
+        self.shaped |= bus.duck.is_some() || !setup.effects.is_empty();
         if let Some(old) = bus.setup.replace(setup) {
             std::mem::forget(old); // (never: a bus is set up once)
         }
@@ -97,33 +105,36 @@ impl Buses {
             }
         }
         self.hear_effects(b);
-        self.shaped = self
-            .buses
-            .iter()
-            .any(|b| b.duck.is_some() || b.setup.as_ref().is_some_and(|s| !s.effects.is_empty()));
-        self.sort();
+        // Sorted once before the next mix-down, however many buses are
+        // set up in between.
+        self.order_dirty = true;
     }
 
-    /// Orders the buses deepest first (insertion sort, in place).
+    /// Orders the buses deepest first, equal depths in the order they
+    /// were made: a counting sort over the depths, O(buses).
     fn sort(&mut self) {
-        let depth = |buses: &[Bus], b: u16| {
-            let mut at = b;
-            let mut d = 0;
-            while at != MASTER_BUS && d < buses.len() {
-                at = buses.get(usize::from(at)).map_or(MASTER_BUS, |x| x.output);
-                d += 1;
-            }
-            d
-        };
-        let buses = &self.buses;
-        let order = &mut self.order;
-        for i in 1..order.len() {
-            let mut j = i;
-            while j > 0 && depth(buses, order[j - 1]) < depth(buses, order[j]) {
-                order.swap(j - 1, j);
-                j -= 1;
-            }
+        let slots = &mut self.depth_slots;
+        slots.fill(0);
+        let deepest = slots.len() - 1;
+        let depth = |bus: &Bus| usize::from(bus.depth).min(deepest);
+        for bus in &self.buses[1..] {
+            slots[depth(bus)] += 1;
         }
+        // Where each depth's run starts: the deeper ones first.
+        let mut at = 0;
+        for slot in slots.iter_mut().rev() {
+            let n = *slot;
+            *slot = at;
+            at += n;
+        }
+        for (b, bus) in self.buses.iter().enumerate().skip(1) {
+            let d = depth(bus);
+            if let Some(o) = self.order.get_mut(usize::from(slots[d])) {
+                *o = b as u16;
+            }
+            slots[d] += 1;
+        }
+        self.order_dirty = false;
     }
 
     /// Effect `index` of bus `b` glides `param` over `frames`.
@@ -132,9 +143,12 @@ impl Buses {
             .buses
             .get_mut(usize::from(b))
             .and_then(|bus| bus.setup.as_mut())
-            .and_then(|s| s.effects.get_mut(usize::from(index)));
-        if let Some(e) = effect {
-            e.set_param(param, frames);
+            .and_then(|s| {
+                let i = usize::from(index);
+                s.effects.get_mut(i).zip(s.health.get_mut(i))
+            });
+        if let Some((e, health)) = effect {
+            guard::set_param(e.as_mut(), health, param, frames);
             self.hear_effects(usize::from(b));
             if let Some(bus) = self.buses.get_mut(usize::from(b)) {
                 bus.volume_changed = true;
@@ -145,32 +159,53 @@ impl Buses {
 
     /// Bus `b`'s effects' power gain in each band, again.
     fn hear_effects(&mut self, b: usize) {
-        if let Some(bus) = self.buses.get_mut(b) {
-            bus.bands = BAND_HZ.map(|hz| {
-                bus.setup.as_ref().map_or(1.0, |s| {
-                    // A game's effect may say anything: NaN counts as
-                    // passing, each at most +24 dB, the chain at most +60.
-                    let gain: f32 = s
-                        .effects
-                        .iter()
-                        .map(|e| {
-                            let g = e.power_gain(hz);
-                            if g.is_nan() {
-                                1.0
-                            } else {
-                                g.clamp(0.0, 256.0)
-                            }
-                        })
-                        .product();
-                    gain.min(1e6)
-                })
-            });
+        let Some(bus) = self.buses.get_mut(b) else {
+            return;
+        };
+        let Some(setup) = bus.setup.as_mut() else {
+            bus.bands = [1.0; 4];
+            return;
+        };
+        let mut bands = [1.0f32; 4];
+        for (e, health) in setup.effects.iter().zip(setup.health.iter_mut()) {
+            for (band, &hz) in bands.iter_mut().zip(&BAND_HZ) {
+                // A game's effect may say anything: NaN counts as
+                // passing, each at most +24 dB, the chain at most +60.
+                let g = guard::power_gain(e.as_ref(), health, hz);
+                *band *= if g.is_nan() { 1.0 } else { g.clamp(0.0, 256.0) };
+            }
+        }
+        bus.bands = bands.map(|g| g.min(1e6));
+        self.faults |= setup.health.iter().any(|h| h.pending != 0);
+    }
+
+    /// Hands the faults of effects not yet reported to `f` (its bus, its
+    /// place on the bus, the fault), each once, at most `room` of them
+    /// (the rest wait for the next call).
+    pub(crate) fn take_faults(
+        &mut self,
+        mut room: usize,
+        mut f: impl FnMut(u16, usize, EffectFault),
+    ) {
+        if !std::mem::take(&mut self.faults) {
+            return;
+        }
+        for (b, bus) in self.buses.iter_mut().enumerate() {
+            if let Some(setup) = bus.setup.as_mut() {
+                for (k, health) in setup.health.iter_mut().enumerate() {
+                    health.take_pending(&mut room, |fault| f(b as u16, k, fault));
+                    self.faults |= health.pending != 0;
+                }
+            }
         }
     }
 
     /// Runs every bus below the master into the bus it feeds, deepest
     /// first; each buffer it reads is left silent.
     pub(super) fn mix_down(&mut self, n: usize) {
+        if self.order_dirty {
+            self.sort();
+        }
         for k in 0..self.order.len() {
             let b = usize::from(self.order[k]);
             self.run_bus(b, n);
@@ -191,13 +226,16 @@ impl Buses {
 
     fn run_bus(&mut self, b: usize, n: usize) {
         let used = self.used.get(b).copied().unwrap_or(false);
-        let Some(bus) = self.buses.get(b) else {
+        let Some(bus) = self.buses.get_mut(b) else {
             return;
         };
-        let effects_ring = bus
-            .setup
-            .as_ref()
-            .is_some_and(|s| s.effects.iter().any(|e| !e.is_idle()));
+        let effects_ring = bus.setup.as_mut().is_some_and(|s| {
+            s.effects
+                .iter()
+                .zip(s.health.iter_mut())
+                .any(|(e, h)| !guard::is_idle(e.as_ref(), h))
+        });
+        let bus = &self.buses[b];
         // How loud its ducker was (this chunk if it ran already, else the
         // last).
         let ducker = bus.duck.map(|d| {
@@ -223,16 +261,17 @@ impl Buses {
         // Some bus ducks while this one sounds: measure it.
         let ducks = self.ducked_by.get(b).copied().unwrap_or(false);
         let bus = &mut self.buses[b];
-        if let Some(setup) = bus.setup.as_mut() {
-            for (k, e) in setup.effects.iter_mut().enumerate() {
-                e.process(l, r);
-                // A game's effect broke its contract (NaN or infinity):
-                // its piece is silence, so nothing after it is poisoned.
-                let checked = setup.checked.get(k).copied().unwrap_or(true);
-                if checked && !super::peak(l).max(super::peak(r)).is_finite() {
-                    l.fill(0.0);
-                    r.fill(0.0);
-                }
+        if let Some(setup) = bus.setup.as_mut().filter(|s| !s.effects.is_empty()) {
+            // What reached it overflowed on the way (buses too loud for
+            // `f32`): lost, rather than poison its effects' state.
+            if !guard::sane(l, r) {
+                l.fill(0.0);
+                r.fill(0.0);
+            }
+            for (e, health) in setup.effects.iter_mut().zip(setup.health.iter_mut()) {
+                // A fault (the output too) silences the piece, so nothing
+                // after it is poisoned.
+                self.faults |= guard::process(e.as_mut(), health, l, r);
             }
         }
         let (d0, d1) = match (bus.duck.as_mut(), ducker) {

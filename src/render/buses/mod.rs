@@ -52,6 +52,8 @@ struct Bus {
     /// The peak of what it sent on in the last chunk it ran (for the buses
     /// it ducks).
     level: f32,
+    /// Its depth in the tree: 1 for a bus feeding the master.
+    depth: u16,
     /// What its effects let through of each band
     /// (`sound::bands::BAND_HZ`), as power, where their parameters are
     /// heading (for stealing).
@@ -108,6 +110,12 @@ pub(crate) struct Buses {
     /// Some bus has effects or a duck (the mix-down then runs every bus
     /// that could sound, used or not).
     shaped: bool,
+    /// Buses were set up since `order` was sorted.
+    order_dirty: bool,
+    /// Scratch for sorting `order`: one count per possible depth.
+    depth_slots: Box<[u16]>,
+    /// Some effect has a fault not yet reported.
+    faults: bool,
     /// A scratch pair of buffers for a voice that also sends to another
     /// bus: it renders here, then adds to both.
     scratch: Box<[f32]>,
@@ -135,10 +143,12 @@ impl Buses {
                 setup: None,
                 duck: None,
                 level: 0.0,
+                depth: 1,
                 bands: [1.0; 4],
             })
             .collect();
         all[0].volume = Ramp::steady(master_volume);
+        all[0].depth = 0;
         Buses {
             buses: all.into_boxed_slice(),
             buffers: vec![0.0; count * 2 * BUS_FRAMES].into_boxed_slice(),
@@ -154,6 +164,9 @@ impl Buses {
             // before what it ducks) runs first and ducks in the same chunk.
             order: (1..count as u16).collect(),
             shaped: false,
+            order_dirty: false,
+            depth_slots: vec![0; count + 1].into_boxed_slice(),
+            faults: false,
             scratch: vec![0.0; 2 * BUS_FRAMES].into_boxed_slice(),
             peaks: vec![0.0; count].into_boxed_slice(),
             metering: false,
@@ -164,7 +177,7 @@ impl Buses {
     pub(crate) fn memory_bytes(&self) -> usize {
         use std::mem::size_of;
         self.buses.len() * (size_of::<Bus>() + size_of::<bool>() + size_of::<u64>())
-            + self.order.len() * size_of::<u16>()
+            + (self.order.len() + self.depth_slots.len()) * size_of::<u16>()
             + (self.buffers.len() + self.scratch.len()) * size_of::<f32>()
     }
 

@@ -38,9 +38,13 @@ pub(crate) struct Filter {
     /// The cutoff now and where it is heading, in Hz.
     cutoff: f32,
     target: f32,
-    /// Frames left in the glide, and the factor per frame.
+    /// The glide: where it started, its length and the frames left of it.
+    /// The cutoff at each step is computed from the start (evenly in
+    /// pitch), never by compounding a per-frame factor: rounding then
+    /// cannot carry it past either end, however long the glide.
+    from: f32,
+    frames: u32,
     left: u32,
-    per_frame: f32,
     /// Coefficients for `cutoff`.
     a: [f32; 3],
     state: [State; 2],
@@ -54,8 +58,9 @@ impl Filter {
             rate: rate as f32,
             cutoff,
             target: cutoff,
+            from: cutoff,
+            frames: 0,
             left: 0,
-            per_frame: 1.0,
             a: [0.0; 3],
             state: [State::default(); 2],
         };
@@ -64,6 +69,8 @@ impl Filter {
     }
 
     fn coefficients(&mut self) {
+        // (Always within range: a stable filter whatever arrived.)
+        self.cutoff = self.cutoff.clamp(MIN_CUTOFF, max_cutoff(self.rate as u32));
         let g = (std::f32::consts::PI * self.cutoff / self.rate).tan();
         let a1 = 1.0 / (1.0 + g * (g + K));
         let a2 = g * a1;
@@ -107,13 +114,28 @@ impl Filter {
         }
     }
 
-    /// Flushes what decays toward denormals to zero.
+    /// The cutoff `done` frames into the glide: its start times the
+    /// ratio to the target raised to the share done (in `f64`), the
+    /// target itself at the end.
+    fn glide_at(&self, done: u32) -> f32 {
+        if done >= self.frames {
+            return self.target;
+        }
+        let share = f64::from(done) / f64::from(self.frames);
+        let ratio = f64::from(self.target) / f64::from(self.from);
+        (f64::from(self.from) * ratio.powf(share)) as f32
+    }
+
+    /// Flushes what decays toward denormals to zero, and starts afresh
+    /// from a state that overflowed (an input too loud for `f32` reached
+    /// it: that piece is lost, the next is filtered again).
     fn flush(&mut self) {
+        let keep = |v: f32| (1e-20..=1e34).contains(&v.abs());
         for s in &mut self.state {
-            if s.ic1.abs() < 1e-20 {
+            if !keep(s.ic1) {
                 s.ic1 = 0.0;
             }
-            if s.ic2.abs() < 1e-20 {
+            if !keep(s.ic2) {
                 s.ic2 = 0.0;
             }
         }
@@ -154,12 +176,8 @@ impl CustomEffect for Filter {
         while done < n {
             let m = (n - done).min(COEFF_FRAMES);
             let step = (m as u32).min(self.left);
-            self.cutoff = if step == self.left {
-                self.target
-            } else {
-                self.cutoff * self.per_frame.powi(step as i32)
-            };
             self.left -= step;
+            self.cutoff = self.glide_at(self.frames - self.left);
             self.coefficients();
             self.run(&mut left[done..done + m], &mut right[done..done + m]);
             done += m;
@@ -180,8 +198,9 @@ impl CustomEffect for Filter {
                 self.left = 0;
                 self.coefficients();
             } else {
+                self.from = self.cutoff;
+                self.frames = frames;
                 self.left = frames;
-                self.per_frame = (hz / self.cutoff).powf(1.0 / frames as f32);
             }
         }
     }

@@ -3,6 +3,7 @@
 //! [`build`] and run by [`super::buses::Buses`] on the audio thread.
 
 mod filter;
+pub(crate) mod guard;
 mod reverb;
 
 use crate::effect::{CustomEffect, Effect};

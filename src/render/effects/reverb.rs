@@ -76,6 +76,14 @@ impl Reverb {
         r
     }
 
+    /// Empties the lines and rests.
+    fn clear(&mut self) {
+        self.memory.fill(0.0);
+        self.low = [0.0; LINES];
+        self.idle = true;
+        self.quiet = 0;
+    }
+
     /// Seconds to fall 60 dB for `room`: 0.3 s to 4 s, evenly in ratio.
     fn decay_time(room: f32) -> f32 {
         0.3 * (4.0f32 / 0.3).powf(room)
@@ -186,6 +194,12 @@ impl CustomEffect for Reverb {
         }
         self.idle = false;
         let loudest = self.run(left, right, (from, to));
+        if loudest.is_nan() || loudest > 1e34 {
+            // An input too loud for `f32` overflowed the lines:
+            // start afresh, as if silent till now.
+            self.clear();
+            return;
+        }
         if quiet_in && loudest < SILENT {
             self.quiet += n;
         } else {
@@ -194,10 +208,7 @@ impl CustomEffect for Reverb {
         if self.quiet >= self.len.iter().copied().max().unwrap_or(0) {
             // Every value in the lines was read below silence: clear them
             // (they are no more than that) and rest.
-            self.memory.fill(0.0);
-            self.low = [0.0; LINES];
-            self.idle = true;
-            self.quiet = 0;
+            self.clear();
         }
     }
 
