@@ -121,6 +121,14 @@ pub struct EngineSettings {
     /// stream runs dry ([`crate::Event::StreamUnderrun`]). In frames of the
     /// stream's own rate, within [`STREAM_BUFFER_RANGE`]. Default 24,000
     /// (half a second at 48 kHz).
+    ///
+    /// A play pitched up reads its ring that many times faster (pitch
+    /// times any doppler shift): live, the ring lasts `stream_buffer_frames
+    /// / (rate x pitch)` seconds (at pitch 12, 42 ms by default), so raise
+    /// it for streams played far above pitch 1; a ring that runs dry is
+    /// silence and a counted underrun, never a wait. An offline engine
+    /// never runs one dry: it renders in pieces short enough for the
+    /// fastest stream.
     pub stream_buffer_frames: usize,
     /// Live output: when the device is lost (or stops calling back for a
     /// second), reopen one on a thread of the engine's own and carry on with

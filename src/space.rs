@@ -203,6 +203,10 @@ pub(crate) struct Emitter {
     pub(crate) heard: Heard,
     /// The cell's sequence when `at` was read from it.
     pub(crate) seq: u32,
+    /// Frames of a fade left to run once the voice's ramp under way ends
+    /// (a move during a fade cuts it at a block's end: see
+    /// `Voice::respatialize`).
+    pub(crate) fade_rest: u32,
 }
 
 impl Emitter {
@@ -228,6 +232,7 @@ impl Emitter {
             doppler: 1.0,
         },
         seq: 0,
+        fade_rest: 0,
     };
 }
 

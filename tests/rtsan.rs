@@ -76,6 +76,17 @@ fn offline_engine_churn_in_realtime_context() {
             } else {
                 sine(440.0, 0.2, 44_100, 0.4)
             };
+            // Now and then a near-silent loop of the highest priority (not
+            // stolen by the churn): the audible window lets it go.
+            if i % 100 == 50 && policy == StealPolicy::Quietest {
+                let _ = e.play(
+                    &s,
+                    PlayParams::default()
+                        .looping(true)
+                        .volume(0.0001)
+                        .priority(255),
+                );
+            }
             // Bursts, churn, and lulls in which virtual voices come back.
             let burst = match i % 300 {
                 220.. => 0,

@@ -168,9 +168,6 @@ pub(crate) enum Command {
         param: crate::effect::EffectParam,
         frames: u32,
     },
-    /// The table of emitters, made on the game side with the first
-    /// positioned play and sent ahead of it; the audio side keeps it.
-    Emitters(Box<EmitterTable>),
     ResumeBus {
         bus: u16,
     },

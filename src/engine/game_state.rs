@@ -48,7 +48,7 @@ pub(super) struct GameState {
     /// Stream slots and the loader.
     pub(super) streams: super::streams::StreamSlots,
     /// The emitter table's cells, once a positioned play was made.
-    pub(super) space: Option<super::space::GameSpace>,
+    pub(super) space: super::space::GameSpace,
 }
 
 impl GameState {

@@ -19,7 +19,7 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::ops::Deref;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use crossbeam_channel::{Sender, TrySendError};
 use ringbuf::traits::{Observer, Split};
@@ -47,13 +47,8 @@ struct Shared {
     /// `EngineSettings::groups` and `buses`.
     max_groups: usize,
     max_buses: usize,
-    /// Cells in the table of positions: one for every play the audio side
-    /// can hold (voices, virtual voices, a newcomer before its victim lets
-    /// go) and every play the command queue can.
-    emitter_cells: usize,
-    /// The table of positions, once the first positioned play made it:
-    /// read by `set_position` without the lock.
-    positions: OnceLock<Arc<Positions>>,
+    /// The table of positions: read by `set_position` without the lock.
+    positions: Arc<Positions>,
     game: Mutex<GameState>,
 }
 
@@ -173,9 +168,7 @@ impl Controller {
         let stream = match sent {
             Ok(stream) => stream,
             Err(e) => {
-                if let Some(space) = game.space.as_mut() {
-                    space.give_back(emitter);
-                }
+                game.space.give_back(emitter);
                 return Err(e);
             }
         };
@@ -433,12 +426,20 @@ impl Engine {
         ));
         let engine = EngineId::next();
         let (readers, stream_slots) = streams::make(&settings, &counters);
+        // The table of emitters, made whole now: every play may be
+        // positioned, and the first positioned play costs no more than
+        // any other (nor a command). A cell for every play the audio side
+        // can hold (voices, virtual voices, a newcomer before its victim
+        // lets go) and every play the command queue can.
+        let cells = settings.voices + settings.virtual_voices + settings.command_capacity + 1;
+        let (game_space, emitters) = space::GameSpace::make(cells);
+        let positions = game_space.positions();
         let mixer = Mixer::new(
             &settings,
             out_rate,
             engine,
-            rx,
-            prod,
+            Box::new(emitters),
+            (rx, prod),
             Arc::clone(&counters),
             readers,
         );
@@ -450,11 +451,7 @@ impl Engine {
             rate: out_rate,
             max_groups: settings.groups,
             max_buses: settings.buses,
-            emitter_cells: settings.voices
-                + settings.virtual_voices
-                + settings.command_capacity
-                + 1,
-            positions: OnceLock::new(),
+            positions,
             game: Mutex::new(GameState {
                 events: cons,
                 stream_events: None,
@@ -488,7 +485,7 @@ impl Engine {
                 in_flight: Vec::new(),
                 prune_at: 16,
                 streams: stream_slots,
-                space: None,
+                space: game_space,
             }),
         });
         Ok((
@@ -558,7 +555,7 @@ impl Engine {
             .stream_events
             .as_ref()
             .map_or(0, |q| q.capacity().get() * size_of::<TimedEvent>());
-        let space = game.space.as_ref().map_or(0, |s| s.memory_bytes());
+        let space = game.space.memory_bytes();
         commands
             + events
             + backlog

@@ -32,7 +32,7 @@ pub(super) struct GameSpace {
 impl GameSpace {
     /// A table of `cells` cells: the game side's part, and the audio
     /// side's (to be sent to it).
-    fn make(cells: usize) -> (GameSpace, EmitterTable) {
+    pub(super) fn make(cells: usize) -> (GameSpace, EmitterTable) {
         let positions = Arc::new(Positions::new(cells));
         let (prod, cons) = HeapRb::<u32>::new(cells.max(1)).split();
         let game = GameSpace {
@@ -59,6 +59,11 @@ impl GameSpace {
             }
         }
         self.free.pop()
+    }
+
+    /// The shared table of positions.
+    pub(super) fn positions(&self) -> Arc<Positions> {
+        Arc::clone(&self.positions)
     }
 
     /// A cell whose play was never sent.
@@ -92,22 +97,15 @@ impl Controller {
     }
 
     /// Play `id`, positioned at `at`, gets a cell of the table of
-    /// positions (the table is made, and sent to the audio side, with the
-    /// first positioned play); its cell, written where `at` says.
+    /// positions (made with the engine); its cell, written where `at`
+    /// says.
     pub(super) fn claim_cell(
         &self,
         game: &mut GameState,
         id: u64,
         at: &ValidEmitter,
     ) -> Result<u32, PlayError> {
-        if game.space.is_none() {
-            let (space, table) = GameSpace::make(self.shared.emitter_cells);
-            self.send(Command::Emitters(Box::new(table)))?;
-            // Set only here, under the lock, once.
-            let _ = self.shared.positions.set(Arc::clone(&space.positions));
-            game.space = Some(space);
-        }
-        let space = game.space.as_mut().ok_or(PlayError::QueueFull)?;
+        let space = &mut game.space;
         let cell = space.take().ok_or(PlayError::QueueFull)?;
         space.positions.claim(cell, id, at.position, at.velocity);
         Ok(cell)
@@ -184,11 +182,10 @@ impl Controller {
         if self.shared.counters.mixer_gone() {
             return Err(PlayError::EngineStopped);
         }
-        let (Some(id), Some(positions)) =
-            (voice.id_in(self.shared.engine), self.shared.positions.get())
-        else {
+        let Some(id) = voice.id_in(self.shared.engine) else {
             return Ok(());
         };
+        let positions = &self.shared.positions;
         let cell = match voice.emitter() {
             Some(cell) => cell,
             // A handle made on the audio side (from an event): look its

@@ -11,6 +11,7 @@ use crate::render::voice::Voice;
 use super::ranking::ranked;
 use super::Mixer;
 use crate::voices::audibility::Ahead;
+use crate::voices::NO_EMITTER;
 
 impl Mixer {
     pub(super) fn drain_queue(&mut self) {
@@ -57,7 +58,6 @@ impl Mixer {
                     self.update(id, |v| v.set_pitch(pitch, rate));
                 }
                 Command::SetListener { listener } => self.space.set_listener(listener),
-                Command::Emitters(table) => self.space.install(table),
                 Command::SetupBus(setup) => self.buses.setup(setup),
                 Command::SetEffectParam {
                     bus,
@@ -159,17 +159,20 @@ impl Mixer {
     /// neither) and recomputes its audibility.
     pub(super) fn update(&mut self, id: u64, f: impl FnOnce(&mut Voice)) {
         let mut f = Some(f);
-        let (ahead, send) = match self.pool.find(id) {
+        let (ahead, send, emitter) = match self.pool.find(id) {
             Some(slot) => {
                 let who = self.pool.who(slot);
-                (self.space.ahead_of(&who), who.send)
+                (self.space.ahead_of(&who), who.send, who.emitter)
             }
-            None => (Ahead::STILL, crate::command::SendTo::NONE),
+            None => (Ahead::STILL, crate::command::SendTo::NONE, NO_EMITTER),
         };
         let (audibility, buses, streams) = (self.audibility, &self.buses, &self.streams);
-        let now = self.frame;
+        let (space, now) = (&mut self.space, self.frame);
         self.pool.update(id, |v| {
             if let Some(f) = f.take() {
+                // A fade a move cut short goes on first: the command
+                // changes it as it would the whole fade.
+                space.settle(emitter, v);
                 f(v);
             }
             ranked(&audibility, buses, streams, v, (ahead, send), now)

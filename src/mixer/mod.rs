@@ -55,7 +55,9 @@ use crossbeam_channel::Receiver;
 use ringbuf::traits::{Observer, Producer};
 use ringbuf::HeapProd;
 
-use crate::command::{BusHandle, Command, EngineId, Event, SendTo, TimedEvent, VoiceHandle};
+use crate::command::{
+    BusHandle, Command, EmitterTable, EngineId, Event, SendTo, TimedEvent, VoiceHandle,
+};
 use crate::render::buses::{Buses, BUS_FRAMES};
 use crate::render::prefetch::Prefetch;
 use crate::render::stream::StreamReaders;
@@ -186,8 +188,8 @@ impl Mixer {
         settings: &EngineSettings,
         out_rate: u32,
         engine: EngineId,
-        commands: Receiver<Command>,
-        events: HeapProd<TimedEvent>,
+        emitters: Box<EmitterTable>,
+        (commands, events): (Receiver<Command>, HeapProd<TimedEvent>),
         counters: Arc<Counters>,
         streams: StreamReaders,
     ) -> Mixer {
@@ -204,7 +206,7 @@ impl Mixer {
             buses_resumed: false,
             next_swap: 0,
             tails: Tails::new(settings.voices),
-            space: space::Space::new(settings.speed_of_sound),
+            space: space::Space::new(settings.speed_of_sound, emitters),
             prefetch: Prefetch::new(),
             streams,
             audibility: Audibility::new(out_rate),
@@ -497,6 +499,31 @@ impl Mixer {
             .report(|i, id, power| c.publish_slot(i, id, power.sqrt()));
         self.buses
             .take_meters(|b, peak, duck| c.publish_bus(b, peak, duck));
+    }
+
+    /// The most source frames any streamed play may read per output frame
+    /// in the next block: its step now, times the largest doppler shift
+    /// for a positioned one (its motion is heard only as the block
+    /// starts). 0 with no streamed play. (An offline engine renders in
+    /// pieces short enough that no ring runs dry.)
+    pub(crate) fn stream_demand(&mut self) -> f64 {
+        let mut most = 0.0f64;
+        self.pool.each_live(|who, v| {
+            if v.stream_slot().is_some() {
+                let doppler = if who.emitter == crate::voices::NO_EMITTER {
+                    1.0
+                } else {
+                    f64::from(crate::space::MAX_DOPPLER_SHIFT)
+                };
+                most = most.max(v.source_step() * doppler);
+            }
+        });
+        self.tails.for_each(|v| {
+            if v.stream_slot().is_some() {
+                most = most.max(v.source_step());
+            }
+        });
+        most
     }
 
     /// Events one command can report at once (`Stolen` of a dropped

@@ -9,8 +9,8 @@
 //! voice through slots, the virtual pool and back; it goes back to the game
 //! side when the play ends for good (ended, stolen, rejected, dropped).
 //!
-//! Real-time contract: the table is made on the game side and arrives in a
-//! command with the first positioned play; it is kept, never freed here.
+//! Real-time contract: the table is made on the game side with the engine
+//! and kept, never freed here.
 //! The pass reads each sounding positioned voice's cell sequence (an atomic
 //! load) and re-hears it, a few dozen flops, only if it or the listener
 //! moved; virtual voices are read only when ranked or brought back. It runs
@@ -48,31 +48,22 @@ pub(super) struct Space {
     /// The listener moved since the last block's pass.
     listener_moved: bool,
     speed: f32,
-    /// Arrives with the first positioned play.
+    /// Made with the engine (an `Option` only so that every lookup
+    /// stays a checked one).
     table: Option<Box<EmitterTable>>,
     /// Records in use: positioned plays now.
     live: usize,
 }
 
 impl Space {
-    /// Sound at `speed` m/s; no emitter table yet.
-    pub(super) fn new(speed: f32) -> Space {
+    /// Sound at `speed` m/s, with the emitter table the game side made.
+    pub(super) fn new(speed: f32, table: Box<EmitterTable>) -> Space {
         Space {
             listener: ValidListener::default(),
             listener_moved: false,
             speed,
-            table: None,
+            table: Some(table),
             live: 0,
-        }
-    }
-
-    /// Keeps the table the game side made (once: a second would be a
-    /// bug on the game side, and is leaked rather than freed here).
-    pub(super) fn install(&mut self, table: Box<EmitterTable>) {
-        if self.table.is_none() {
-            self.table = Some(table);
-        } else {
-            std::mem::forget(table);
         }
     }
 
@@ -140,6 +131,7 @@ impl Space {
             // Never a cell's: whatever the game wrote since it sent the
             // play is read now.
             seq: 1,
+            fade_rest: 0,
         };
         let Some(x) = self.fresh(at.cell) else {
             return (NO_EMITTER, *params);
@@ -230,15 +222,34 @@ impl Space {
     /// last read (or `always`).
     fn follow(&mut self, e: u32, voice: &mut Voice, ramp: u32, out_rate: u32, always: bool) {
         let (listener, speed) = (self.listener, self.speed);
+        self.settle(e, voice);
         if !always && !self.moved(e) {
             return;
         }
         let Some(x) = self.fresh(e) else {
             return;
         };
+        let was = x.heard.gain;
         x.heard = hear(&listener, &x.at, speed);
-        let (volume, pan, pitch) = x.applied();
-        voice.set_spatial(volume, pan, pitch, ramp, out_rate);
+        let (_, pan, pitch) = x.applied();
+        let (fade_to, gain) = (x.volume, x.heard.gain);
+        x.fade_rest =
+            voice.respatialize(fade_to, was, gain, pan, pitch, ramp, x.fade_rest, out_rate);
+    }
+
+    /// Voice `voice` at cell `e` goes on with a fade a move cut at the end
+    /// of the last block (before anything else changes it).
+    pub(super) fn settle(&mut self, e: u32, voice: &mut Voice) {
+        let Some(x) = self
+            .table
+            .as_mut()
+            .and_then(|t| t.records.get_mut(e as usize))
+        else {
+            return;
+        };
+        if x.fade_rest > 0 && (voice.ramp_left() == 0 || !voice.is_playing()) {
+            voice.continue_fade(std::mem::take(&mut x.fade_rest));
+        }
     }
 
     /// Checks that every record in use is named by exactly one identity

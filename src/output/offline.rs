@@ -51,6 +51,8 @@ pub struct OfflineEngine {
     recorder: Option<Box<Recorder>>,
     /// The stream loader is held back (a test hook).
     loader_held: bool,
+    /// Source frames a stream's ring holds.
+    stream_ring: usize,
 }
 
 impl fmt::Debug for OfflineEngine {
@@ -78,6 +80,7 @@ impl OfflineEngine {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn new(settings: EngineSettings) -> Result<OfflineEngine, EngineError> {
+        let stream_ring = settings.stream_buffer_frames;
         let (engine, mixer) = Engine::new(settings)?;
         engine.stream_loader_inline();
         Ok(OfflineEngine {
@@ -86,6 +89,7 @@ impl OfflineEngine {
             buffer: Vec::new(),
             recorder: None,
             loader_held: false,
+            stream_ring,
         })
     }
 
@@ -134,7 +138,10 @@ impl OfflineEngine {
             // Streamed plays: the loader fills their rings before each
             // piece of at most `STREAM_PIECE_FRAMES`, as a loader thread
             // would keep them filled, so a long render never runs one dry.
-            for piece in self.buffer[..len].chunks_mut(2 * STREAM_PIECE_FRAMES) {
+            // A play pitched up reads its ring faster: the pieces shrink
+            // so that each reads at most three quarters of a full ring.
+            let mut done = 0;
+            while done < len {
                 // Plays and seeks taken first, then their rings filled
                 // (the second pass after the audio side dropped what
                 // earlier plays left in them).
@@ -142,7 +149,12 @@ impl OfflineEngine {
                 self.engine.pump_streams();
                 self.mixer.skip_stale_stream_data();
                 self.engine.pump_streams();
-                self.mixer.process(piece);
+                let demand = self.mixer.stream_demand().max(1.0);
+                let piece = ((0.75 * self.stream_ring as f64 / demand) as usize)
+                    .clamp(1, STREAM_PIECE_FRAMES);
+                let end = (done + 2 * piece).min(len);
+                self.mixer.process(&mut self.buffer[done..end]);
+                done = end;
             }
         } else {
             self.mixer.process(&mut self.buffer[..len]);

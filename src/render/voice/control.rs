@@ -116,6 +116,81 @@ impl Voice {
         self.set_pitch(pitch, out_rate);
     }
 
+    /// A positioned voice heard anew at the start of a block of `block`
+    /// frames: `fade_to` is the play's own volume (where a fade in
+    /// progress is heading), `was` and `gain` the distance gains it was
+    /// and is heard at, `pan` and `pitch` as heard now. `rest` is what is
+    /// left of a fade past the ramp under way (see [`Voice::continue_fade`]).
+    ///
+    /// The change is reached over the block, also during a longer fade:
+    /// the gains head for where the fade will be at the block's end, heard
+    /// from the new place, and the rest of the fade is returned, to run
+    /// on from there ([`Voice::continue_fade`]) so that it keeps its end
+    /// time. Without a longer fade, as [`Voice::set_spatial`]; returns 0.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn respatialize(
+        &mut self,
+        fade_to: f32,
+        was: f32,
+        gain: f32,
+        pan: f32,
+        pitch: f32,
+        block: u32,
+        rest: u32,
+        out_rate: u32,
+    ) -> u32 {
+        let left = self.ramp_left.saturating_add(rest);
+        if self.phase != Phase::Playing || self.delay > 0 || left <= block {
+            // (Waiting for its start, a fade-in has not begun: it runs
+            // whole toward the new gains.)
+            self.set_spatial(fade_to * gain, pan, pitch, block, out_rate);
+            return 0;
+        }
+        // The fade's level now: the gains over what the old place made of
+        // them, on the louder side (a place silent by distance tells
+        // nothing: the fade is taken as done).
+        let channels = self.sound.channels;
+        let heard = pan_gains_f32(was, self.pan, channels);
+        let c = usize::from(heard[1] > heard[0]);
+        let now = if heard[c] > 0.0 {
+            self.gain[c] / heard[c]
+        } else {
+            fade_to
+        };
+        let then = now + (fade_to - now) * (block as f32 / left as f32);
+        self.volume = fade_to * gain;
+        self.pan = pan;
+        self.ramp_to(pan_gains_f32(then * gain, pan, channels), block);
+        self.set_pitch(pitch, out_rate);
+        left - block
+    }
+
+    /// Frames left of the gain ramp under way.
+    pub(crate) fn ramp_left(&self) -> u32 {
+        self.ramp_left
+    }
+
+    /// Goes on with the `rest` of a fade that [`Voice::respatialize`] cut
+    /// at a block's end, toward its gains as heard now: once that block's
+    /// piece is done if playing; from the resume if paused.
+    pub(crate) fn continue_fade(&mut self, rest: u32) {
+        match self.phase {
+            Phase::Playing => {
+                let target = pan_gains_f32(self.volume, self.pan, self.sound.channels);
+                self.ramp_to(target, self.ramp_left.saturating_add(rest));
+            }
+            Phase::Pausing | Phase::Paused => {
+                self.resume_ramp = self.resume_ramp.saturating_add(rest);
+            }
+            Phase::Stopping => {}
+        }
+    }
+
+    /// True while playing (not pausing, paused or stopping).
+    pub(crate) fn is_playing(&self) -> bool {
+        self.phase == Phase::Playing
+    }
+
     /// Changes pitch from the next frame on.
     pub(crate) fn set_pitch(&mut self, pitch: f32, out_rate: u32) {
         self.step = step_for(self.sound.sample_rate, out_rate, pitch);

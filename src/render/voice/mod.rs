@@ -204,6 +204,11 @@ impl Voice {
         u16::from(self.bus)
     }
 
+    /// Source frames it moves on per output frame now.
+    pub(crate) fn source_step(&self) -> f64 {
+        self.step as f64 / FRAC_ONE as f64
+    }
+
     /// The stream slot it reads, for a streamed play.
     #[inline]
     pub(crate) fn stream_slot(&self) -> Option<usize> {
