@@ -1,10 +1,13 @@
 //! [`EngineSettings`] and [`StealPolicy`]: what is fixed when an engine starts.
 //!
 //! Settings are checked by [`EngineSettings::validate`] when an engine is
-//! made. Unlike play parameters, nothing is clamped: a value out of range
-//! makes the engine constructor return [`EngineError::InvalidSettings`]
-//! naming the field, because settings are written once, by a programmer,
-//! and a typo there should be loud.
+//! made. Unlike play parameters, almost nothing is clamped: a value out of
+//! range makes the engine constructor return
+//! [`EngineError::InvalidSettings`] naming the field, because settings are
+//! written once, by a programmer, and a typo there should be loud. The one
+//! exception is `audible_window`, a loudness in dB whose useful range is a
+//! matter of taste: a finite positive value outside [`AUDIBLE_WINDOW_DB`]
+//! is clamped into it (the table below).
 //!
 //! | field | accepted |
 //! | --- | --- |
@@ -93,8 +96,11 @@ pub struct EngineSettings {
     /// Virtual voices: room for voices that lost their slot (stolen,
     /// limited by a group, or refused by a full pool) but asked to keep
     /// time ([`crate::PlayParams::virtualize`]) and come back when there
-    /// is room (0 to [`MAX_VIRTUAL_VOICES`]). About 200 bytes each,
-    /// allocated when the engine is made; a virtual voice costs no mixing.
+    /// is room (0 to [`MAX_VIRTUAL_VOICES`]). About 560 bytes each,
+    /// allocated when the engine is made (its voice and ranking, about
+    /// 170; its cell in the table of positions, about 125; the game
+    /// side's record of the play and of its end, the rest) and counted by
+    /// the engines' `memory_bytes`; a virtual voice costs no mixing.
     /// Default 64.
     pub virtual_voices: usize,
     /// The audible window, in dB (off, `None`, by default): a voice whose

@@ -17,27 +17,8 @@ fn engine() -> OfflineEngine {
     OfflineEngine::new(EngineSettings::default()).unwrap()
 }
 
-fn rms(x: &[f32]) -> f64 {
-    (x.iter().map(|&s| f64::from(s) * f64::from(s)).sum::<f64>() / x.len().max(1) as f64).sqrt()
-}
-
 fn db(x: f64) -> f64 {
     20.0 * x.log10()
-}
-
-/// White noise, deterministic.
-fn noise(seconds: f32, amp: f32) -> Sound {
-    let mut x = 0x2545_F491_4F6C_DD1Du64;
-    let n = (seconds * RATE as f32) as usize;
-    let s = (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            ((x >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * amp
-        })
-        .collect();
-    Sound::from_samples(1, RATE, s).unwrap()
 }
 
 /// The left channel's RMS over the last quarter second of half a second
@@ -164,8 +145,11 @@ fn after_a_burst(room: f32, wet: f32, seconds: f32) -> (f64, Vec<f64>) {
             ..Default::default()
         })
         .unwrap();
-    e.play(&noise(0.05, 0.5), PlayParams::default().bus(hall))
-        .unwrap();
+    e.play(
+        &noise((0.05 * RATE as f32) as usize, RATE, 0.5),
+        PlayParams::default().bus(hall),
+    )
+    .unwrap();
     let burst = rms(&channel(e.render(2_400), 0));
     let after = (0..(seconds * 20.0) as usize)
         .map(|_| rms(&channel(e.render(2_400), 0)))
@@ -307,7 +291,7 @@ fn a_send_feeds_a_reverb_that_rings_after_the_dry_sound() {
             ..Default::default()
         })
         .unwrap();
-    let shot = noise(0.05, 0.5);
+    let shot = noise((0.05 * RATE as f32) as usize, RATE, 0.5);
     let h = e
         .play(&shot, PlayParams::default().send(hall, 0.5))
         .unwrap();
@@ -638,12 +622,15 @@ fn shaped_scene() -> Vec<f32> {
     for block in 0..200 {
         if block % 20 == 0 {
             e.play(
-                &noise(0.1, 0.3),
+                &noise((0.1 * RATE as f32) as usize, RATE, 0.3),
                 PlayParams::default().bus(world).send(hall, 0.4),
             )
             .unwrap();
-            e.play(&noise(0.05, 0.2), PlayParams::default().bus(vehicles))
-                .unwrap();
+            e.play(
+                &noise((0.05 * RATE as f32) as usize, RATE, 0.2),
+                PlayParams::default().bus(vehicles),
+            )
+            .unwrap();
         }
         if block == 60 {
             e.play(

@@ -24,24 +24,6 @@ fn peak(x: &[f32]) -> f32 {
     x.iter().fold(0.0f32, |m, s| m.max(s.abs()))
 }
 
-fn rms(x: &[f32]) -> f64 {
-    (x.iter().map(|&s| f64::from(s) * f64::from(s)).sum::<f64>() / x.len().max(1) as f64).sqrt()
-}
-
-/// White noise of peak `amp`, deterministic.
-fn noise(frames: usize, rate: u32, amp: f32) -> Sound {
-    let mut x = 0x2545_F491_4F6C_DD1Du64;
-    let s = (0..frames)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            ((x >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * amp
-        })
-        .collect();
-    Sound::from_samples(1, rate, s).unwrap()
-}
-
 #[test]
 fn a_cutoff_glide_to_the_top_of_the_range_stays_stable_at_every_rate() {
     for rate in [48_000u32, 96_000, 192_000, 384_000] {

@@ -12,10 +12,6 @@ use voicepool::{
     DistanceModel, EngineSettings, Listener, OfflineEngine, PlayParams, Sound, Spatial,
 };
 
-fn rms(x: &[f32]) -> f64 {
-    (x.iter().map(|&s| f64::from(s) * f64::from(s)).sum::<f64>() / x.len().max(1) as f64).sqrt()
-}
-
 /// A steady mono level of 0.5 (DC), looping: its output is its gains.
 fn steady() -> Sound {
     dc(1.0, RATE, 0.5)

@@ -315,7 +315,9 @@ impl Controller {
         let id = voice.id_in(engine)?;
         let mut game = self.lock();
         self.pump(&mut game);
-        let info = game.live.get(&id).or_else(|| game.retired.get(id))?;
-        Some(info.public(engine))
+        match game.live.get(&id) {
+            Some(info) => Some(info.public(engine)),
+            None => game.retired.get(id).map(|ended| ended.public(engine)),
+        }
     }
 }

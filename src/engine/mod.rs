@@ -34,7 +34,7 @@ use crate::sound::{Sound, SoundData};
 use crate::stats::Counters;
 use game_state::GameState;
 pub use voice_info::VoiceInfo;
-use voice_info::{IdMap, PlayInfo, Retired};
+use voice_info::{id_map_bytes, IdMap, PlayInfo, Retired};
 
 /// Game-side state shared by the engine and its controllers.
 struct Shared {
@@ -547,9 +547,7 @@ impl Engine {
             shared.commands.capacity().unwrap_or(0) * (size_of::<Command>() + size_of::<usize>());
         let events = game.events.capacity().get() * size_of::<TimedEvent>();
         let backlog = game.backlog.capacity() * size_of::<TimedEvent>();
-        // hashbrown: one entry and one control byte per bucket.
-        let buckets = (game.live.capacity() * 8 / 7 + 1).next_power_of_two();
-        let live = buckets * (size_of::<(u64, PlayInfo)>() + 1) + game.retired.memory_bytes();
+        let live = id_map_bytes::<PlayInfo>(game.live.capacity()) + game.retired.memory_bytes();
         let sounds = game.in_flight.capacity() * size_of::<Arc<SoundData>>();
         let stream_errors = game
             .stream_events

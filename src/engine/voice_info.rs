@@ -38,6 +38,23 @@ pub struct VoiceInfo {
 /// dozen on every `set_volume`, `play` and event pumped.
 pub(crate) type IdMap<V> = HashMap<u64, V, BuildHasherDefault<IdHasher>>;
 
+/// Heap bytes of an [`IdMap`] whose `capacity()` is `capacity`, as
+/// hashbrown lays it out: a power of two of buckets of which 7/8 are
+/// usable (all but one below 8), an entry and a control byte each, and a
+/// group's width of control bytes more.
+pub(crate) fn id_map_bytes<V>(capacity: usize) -> usize {
+    if capacity == 0 {
+        return 0;
+    }
+    let buckets = if capacity < 8 {
+        capacity + 1
+    } else {
+        capacity / 7 * 8
+    }
+    .next_power_of_two();
+    buckets * (std::mem::size_of::<(u64, V)>() + 1) + 16
+}
+
 /// [`IdMap`]'s hasher: Fibonacci hashing of the id, folded so that both
 /// the low bits (the bucket) and the high bits (the tag) vary with it.
 #[derive(Default)]
@@ -81,11 +98,33 @@ pub(crate) struct PlayInfo {
 
 impl PlayInfo {
     pub(crate) fn public(&self, engine: EngineId) -> VoiceInfo {
+        VoiceInfo::of(engine, &self.name, self.group, self.bus)
+    }
+}
+
+impl VoiceInfo {
+    fn of(engine: EngineId, name: &Arc<str>, group: u16, bus: u16) -> VoiceInfo {
         VoiceInfo {
-            sound_name: Arc::clone(&self.name),
-            group: (self.group != NO_GROUP).then(|| GroupHandle::new(engine, self.group)),
-            bus: BusHandle::new(engine, self.bus),
+            sound_name: Arc::clone(name),
+            group: (group != NO_GROUP).then(|| GroupHandle::new(engine, group)),
+            bus: BusHandle::new(engine, bus),
         }
+    }
+}
+
+/// What is kept of a play once it is over: what [`VoiceInfo`] tells (a
+/// third of a [`PlayInfo`]'s size; one is kept for every play an event
+/// may still name).
+#[derive(Clone, Debug)]
+pub(crate) struct EndedInfo {
+    name: Arc<str>,
+    group: u16,
+    bus: u16,
+}
+
+impl EndedInfo {
+    pub(crate) fn public(&self, engine: EngineId) -> VoiceInfo {
+        VoiceInfo::of(engine, &self.name, self.group, self.bus)
     }
 }
 
@@ -93,7 +132,7 @@ impl PlayInfo {
 /// backlog holds: every voice named in an event still waiting to be read,
 /// or just read, can be looked up. Sized at start; never grows.
 pub(crate) struct Retired {
-    infos: IdMap<PlayInfo>,
+    infos: IdMap<EndedInfo>,
     order: VecDeque<u64>,
     capacity: usize,
     /// Heap bytes allocated at start (`HashMap::capacity` drifts with
@@ -106,10 +145,8 @@ impl Retired {
         use std::mem::size_of;
         let infos = IdMap::with_capacity_and_hasher(capacity + 1, Default::default());
         let order = VecDeque::with_capacity(capacity + 1);
-        // hashbrown: one entry and one control byte per bucket.
-        let buckets = (infos.capacity() * 8 / 7 + 1).next_power_of_two();
         let bytes =
-            buckets * (size_of::<(u64, PlayInfo)>() + 1) + order.capacity() * size_of::<u64>();
+            id_map_bytes::<EndedInfo>(infos.capacity()) + order.capacity() * size_of::<u64>();
         Retired {
             infos,
             order,
@@ -125,10 +162,15 @@ impl Retired {
             }
         }
         self.order.push_back(id);
-        self.infos.insert(id, info);
+        let ended = EndedInfo {
+            name: info.name,
+            group: info.group,
+            bus: info.bus,
+        };
+        self.infos.insert(id, ended);
     }
 
-    pub(crate) fn get(&self, id: u64) -> Option<&PlayInfo> {
+    pub(crate) fn get(&self, id: u64) -> Option<&EndedInfo> {
         self.infos.get(&id)
     }
 

@@ -68,11 +68,11 @@ impl Space {
     }
 
     pub(super) fn memory_bytes(&self) -> usize {
-        self.table.as_ref().map_or(0, |t| {
-            std::mem::size_of_val(&*t.records)
-                + t.positions.memory_bytes()
-                + t.records.len() * std::mem::size_of::<u32>()
-        })
+        // (The shared positions and the ring of cells given back are
+        // counted on the game side.)
+        self.table
+            .as_ref()
+            .map_or(0, |t| std::mem::size_of_val(&*t.records))
     }
 
     /// Positioned plays now.

@@ -103,3 +103,23 @@ pub fn end_of(events: &[TimedEvent], voice: VoiceHandle) -> Option<u64> {
         .find(|e| e.event.is_terminal() && e.event.voice() == Some(voice))
         .map(|e| e.frame)
 }
+
+/// The RMS of `x` (0 for none), in `f64`.
+pub fn rms(x: &[f32]) -> f64 {
+    (x.iter().map(|&s| f64::from(s) * f64::from(s)).sum::<f64>() / x.len().max(1) as f64).sqrt()
+}
+
+/// `frames` frames of white noise of peak `amp` at `rate`, mono,
+/// deterministic.
+pub fn noise(frames: usize, rate: u32, amp: f32) -> Sound {
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let s = (0..frames)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            ((x >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * amp
+        })
+        .collect();
+    Sound::from_samples(1, rate, s).unwrap()
+}

@@ -16,7 +16,7 @@ use super::{Bus, Buses, BUS_FRAMES};
 use crate::command::EffectFault;
 use crate::command::MASTER_BUS;
 use crate::effect::{BusSetup, EffectParam, ValidDuck};
-use crate::render::effects::guard;
+use crate::render::effects::guard::{self, CEILING};
 use crate::sound::bands::BAND_HZ;
 
 /// Above this peak a bus sounds for the buses it ducks (-60 dBFS).
@@ -261,13 +261,13 @@ impl Buses {
         // Some bus ducks while this one sounds: measure it.
         let ducks = self.ducked_by.get(b).copied().unwrap_or(false);
         let bus = &mut self.buses[b];
-        if let Some(setup) = bus.setup.as_mut().filter(|s| !s.effects.is_empty()) {
+        if std::mem::take(&mut bus.overflowed) {
             // What reached it overflowed on the way (buses too loud for
-            // `f32`): lost, rather than poison its effects' state.
-            if !guard::sane(l, r) {
-                l.fill(0.0);
-                r.fill(0.0);
-            }
+            // `f32`): lost, rather than handed to its effects.
+            l.fill(0.0);
+            r.fill(0.0);
+        }
+        if let Some(setup) = bus.setup.as_mut() {
             for (e, health) in setup.effects.iter_mut().zip(setup.health.iter_mut()) {
                 // A fault (the output too) silences the piece, so nothing
                 // after it is poisoned.
@@ -283,6 +283,8 @@ impl Buses {
             _ => (1.0, 1.0),
         };
         let mut peak = 0.0f32;
+        // The largest magnitude the parent holds after the sum, as bits.
+        let mut loudest = 0u32;
         match bus.steady_gain().filter(|_| d0 == d1) {
             // The common case: one gain for the chunk (vectorized).
             Some(g) => {
@@ -290,14 +292,7 @@ impl Buses {
                 if self.metering || ducks {
                     peak = g.abs() * super::peak(l).max(super::peak(r));
                 }
-                for (o, x) in pl.iter_mut().zip(l.iter_mut()) {
-                    *o += *x * g;
-                    *x = 0.0;
-                }
-                for (o, x) in pr.iter_mut().zip(r.iter_mut()) {
-                    *o += *x * g;
-                    *x = 0.0;
-                }
+                loudest = add_scaled(pl, l, g).max(add_scaled(pr, r, g));
             }
             None => {
                 let (sv, sp) = (bus.volume.step(), bus.pause.step());
@@ -315,9 +310,18 @@ impl Buses {
                     *or += yr;
                     *xl = 0.0;
                     *xr = 0.0;
+                    loudest = loudest.max(magnitude(*ol)).max(magnitude(*or));
                 }
             }
         }
+        // The sum overflowed (or came near): the parent loses this piece
+        // before its effects see it (see `run_bus`'s start).
+        if loudest > CEILING.to_bits() {
+            if let Some(p) = self.buses.get_mut(parent) {
+                p.overflowed = true;
+            }
+        }
+        let bus = &mut self.buses[b];
         bus.level = peak;
         if let Some(p) = self.peaks.get_mut(b) {
             *p = p.max(peak);
@@ -374,6 +378,25 @@ impl Buses {
         }
         ran
     }
+}
+
+/// A finite `f32`'s magnitude orders as its bits do (a NaN's above
+/// infinity's): compared as integers, the loop vectorizes.
+#[inline(always)]
+fn magnitude(x: f32) -> u32 {
+    x.to_bits() & 0x7fff_ffff
+}
+
+/// Adds `x` times `gain` to `out`, leaves `x` silent, and returns the
+/// largest magnitude `out` then holds (as bits).
+fn add_scaled(out: &mut [f32], x: &mut [f32], gain: f32) -> u32 {
+    let mut most = 0;
+    for (o, x) in out.iter_mut().zip(x.iter_mut()) {
+        *o += *x * gain;
+        *x = 0.0;
+        most = most.max(magnitude(*o));
+    }
+    most
 }
 
 /// Adds `x` times `gain` to `out` and leaves `x` silent.

@@ -52,6 +52,9 @@ struct Bus {
     /// The peak of what it sent on in the last chunk it ran (for the buses
     /// it ducks).
     level: f32,
+    /// What a bus feeding it summed into it this chunk overflowed (or
+    /// came near): its input is lost before its effects run.
+    overflowed: bool,
     /// Its depth in the tree: 1 for a bus feeding the master.
     depth: u16,
     /// What its effects let through of each band
@@ -143,6 +146,7 @@ impl Buses {
                 setup: None,
                 duck: None,
                 level: 0.0,
+                overflowed: false,
                 depth: 1,
                 bands: [1.0; 4],
             })
@@ -387,6 +391,11 @@ impl Buses {
         }
         let (ml, mr) = self.buffers[..2 * BUS_FRAMES].split_at_mut(BUS_FRAMES);
         let (ml, mr) = (&mut ml[..n], &mut mr[..n]);
+        if std::mem::take(&mut self.buses[0].overflowed) {
+            // A bus summed more than `f32` holds into it: this piece is lost.
+            ml.fill(0.0);
+            mr.fill(0.0);
+        }
         let m = &self.buses[0];
         if self.metering {
             let gain = m.volume.value.max(m.volume.target) * m.pause.value.max(m.pause.target);

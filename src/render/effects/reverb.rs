@@ -14,6 +14,9 @@
 //! [`Effect::Reverb`]: crate::Effect::Reverb
 
 use crate::effect::{CustomEffect, EffectParam};
+use crate::render::buses::peak;
+
+use super::guard::CEILING;
 use crate::render::ramp::Ramp;
 
 const LINES: usize = 8;
@@ -184,7 +187,14 @@ impl CustomEffect for Reverb {
             self.decay();
         }
         self.damping.advance(n);
-        let quiet_in = left.iter().chain(right.iter()).all(|x| x.abs() < SILENT);
+        let loudest_in = peak(left).max(peak(right));
+        if loudest_in.is_nan() || loudest_in > CEILING {
+            // Overflowed on its way here: lost, rather than fed to the
+            // lines.
+            left.fill(0.0);
+            right.fill(0.0);
+        }
+        let quiet_in = !(SILENT..=CEILING).contains(&loudest_in);
         if self.idle && quiet_in {
             // Nothing in, nothing ringing: the dry share only.
             let dry = |x: &mut f32| *x *= 1.0 - to;
