@@ -10,7 +10,7 @@ use std::time::Duration;
 use common::*;
 use voicepool::{
     BusHandle, BusSettings, Duck, Effect, EffectParam, EngineSettings, Event, OfflineEngine,
-    PlayError, PlayParams, Sound,
+    PlayError, PlayParams,
 };
 
 fn engine() -> OfflineEngine {
