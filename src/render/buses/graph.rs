@@ -96,6 +96,7 @@ impl Buses {
         let bus = &mut self.buses[b];
         bus.depth = depth;
         self.shaped |= bus.duck.is_some() || !setup.effects.is_empty();
+        self.custom_effects |= setup.health.iter().any(|h| h.custom);
         if let Some(old) = bus.setup.replace(setup) {
             std::mem::forget(old); // (never: a bus is set up once)
         }
@@ -283,7 +284,14 @@ impl Buses {
             _ => (1.0, 1.0),
         };
         let mut peak = 0.0f32;
-        // The largest magnitude the parent holds after the sum, as bits.
+        // The largest magnitude the parent holds after the sum, as bits,
+        // watched only where a sum can come near `f32`'s limit: below a
+        // game's effect (its output may be anything up to the ceiling,
+        // then scaled) or deep in the tree (a bus's voices sum to at most
+        // 1e6 and each bus scales by at most 4: 255 buses' worth through
+        // 30 of them stays below 1e30). A built-in effect fed more than
+        // that heals itself.
+        let watch = self.custom_effects || bus.depth > SAFE_DEPTH;
         let mut loudest = 0u32;
         match bus.steady_gain().filter(|_| d0 == d1) {
             // The common case: one gain for the chunk (vectorized).
@@ -292,7 +300,11 @@ impl Buses {
                 if self.metering || ducks {
                     peak = g.abs() * super::peak(l).max(super::peak(r));
                 }
-                loudest = add_scaled(pl, l, g).max(add_scaled(pr, r, g));
+                loudest = if watch {
+                    add_scaled::<true>(pl, l, g).max(add_scaled::<true>(pr, r, g))
+                } else {
+                    add_scaled::<false>(pl, l, g).max(add_scaled::<false>(pr, r, g))
+                };
             }
             None => {
                 let (sv, sp) = (bus.volume.step(), bus.pause.step());
@@ -310,7 +322,9 @@ impl Buses {
                     *or += yr;
                     *xl = 0.0;
                     *xr = 0.0;
-                    loudest = loudest.max(magnitude(*ol)).max(magnitude(*or));
+                    if watch {
+                        loudest = loudest.max(magnitude(*ol)).max(magnitude(*or));
+                    }
                 }
             }
         }
@@ -388,16 +402,34 @@ fn magnitude(x: f32) -> u32 {
 }
 
 /// Adds `x` times `gain` to `out`, leaves `x` silent, and returns the
-/// largest magnitude `out` then holds (as bits).
-fn add_scaled(out: &mut [f32], x: &mut [f32], gain: f32) -> u32 {
-    let mut most = 0;
-    for (o, x) in out.iter_mut().zip(x.iter_mut()) {
+/// largest magnitude `out` then holds (as bits) if `WATCH`, else 0. In
+/// lanes of eight, so that the maximum vectorizes with the sum.
+fn add_scaled<const WATCH: bool>(out: &mut [f32], x: &mut [f32], gain: f32) -> u32 {
+    let mut lanes = [0u32; 8];
+    let mut outs = out.chunks_exact_mut(8);
+    let mut xs = x.chunks_exact_mut(8);
+    for (o, x) in (&mut outs).zip(&mut xs) {
+        for ((o, x), m) in o.iter_mut().zip(x.iter_mut()).zip(lanes.iter_mut()) {
+            *o += *x * gain;
+            *x = 0.0;
+            if WATCH {
+                *m = (*m).max(magnitude(*o));
+            }
+        }
+    }
+    for (o, x) in outs.into_remainder().iter_mut().zip(xs.into_remainder()) {
         *o += *x * gain;
         *x = 0.0;
-        most = most.max(magnitude(*o));
+        if WATCH {
+            lanes[0] = lanes[0].max(magnitude(*o));
+        }
     }
-    most
+    lanes.into_iter().max().unwrap_or(0)
 }
+
+/// The depth in the bus tree down to which no sum of voices can come near
+/// [`CEILING`] (see `run_bus`).
+const SAFE_DEPTH: u16 = 30;
 
 /// Adds `x` times `gain` to `out` and leaves `x` silent.
 fn add_and_clear(out: &mut [f32], x: &mut [f32], gain: f32) {

@@ -113,6 +113,8 @@ pub(crate) struct Buses {
     /// Some bus has effects or a duck (the mix-down then runs every bus
     /// that could sound, used or not).
     shaped: bool,
+    /// Some bus runs a game's own effect.
+    custom_effects: bool,
     /// Buses were set up since `order` was sorted.
     order_dirty: bool,
     /// Scratch for sorting `order`: one count per possible depth.
@@ -168,6 +170,7 @@ impl Buses {
             // before what it ducks) runs first and ducks in the same chunk.
             order: (1..count as u16).collect(),
             shaped: false,
+            custom_effects: false,
             order_dirty: false,
             depth_slots: vec![0; count + 1].into_boxed_slice(),
             faults: false,
