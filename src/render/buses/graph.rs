@@ -95,6 +95,7 @@ impl Buses {
         let depth = self.buses[usize::from(output)].depth.saturating_add(1);
         let bus = &mut self.buses[b];
         bus.depth = depth;
+        self.deepest = self.deepest.max(depth);
         self.shaped |= bus.duck.is_some() || !setup.effects.is_empty();
         self.custom_effects |= setup.health.iter().any(|h| h.custom);
         if let Some(old) = bus.setup.replace(setup) {
@@ -287,11 +288,11 @@ impl Buses {
         // The largest magnitude the parent holds after the sum, as bits,
         // watched only where a sum can come near `f32`'s limit: below a
         // game's effect (its output may be anything up to the ceiling,
-        // then scaled) or deep in the tree (a bus's voices sum to at most
+        // then scaled) or in a deep tree (a bus's voices sum to at most
         // 1e6 and each bus scales by at most 4: 255 buses' worth through
         // 30 of them stays below 1e30). A built-in effect fed more than
         // that heals itself.
-        let watch = self.custom_effects || bus.depth > SAFE_DEPTH;
+        let watch = self.custom_effects || self.deepest > SAFE_DEPTH;
         let mut loudest = 0u32;
         match bus.steady_gain().filter(|_| d0 == d1) {
             // The common case: one gain for the chunk (vectorized).
@@ -427,7 +428,7 @@ fn add_scaled<const WATCH: bool>(out: &mut [f32], x: &mut [f32], gain: f32) -> u
     lanes.into_iter().max().unwrap_or(0)
 }
 
-/// The depth in the bus tree down to which no sum of voices can come near
+/// The depth of a bus tree in which no sum of voices can come near
 /// [`CEILING`] (see `run_bus`).
 const SAFE_DEPTH: u16 = 30;
 

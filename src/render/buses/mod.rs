@@ -115,6 +115,8 @@ pub(crate) struct Buses {
     shaped: bool,
     /// Some bus runs a game's own effect.
     custom_effects: bool,
+    /// The deepest bus's depth.
+    deepest: u16,
     /// Buses were set up since `order` was sorted.
     order_dirty: bool,
     /// Scratch for sorting `order`: one count per possible depth.
@@ -171,6 +173,7 @@ impl Buses {
             order: (1..count as u16).collect(),
             shaped: false,
             custom_effects: false,
+            deepest: 1,
             order_dirty: false,
             depth_slots: vec![0; count + 1].into_boxed_slice(),
             faults: false,
