@@ -17,6 +17,22 @@
 //! # }
 //! ```
 //!
+//! Bevy keeps one asset per path: the first load of a path decides how it
+//! loads, and a later load of the same path with other settings gets the
+//! same asset (Bevy does not load it again). So make the choice the file's
+//! own, in a `.meta` file beside it (`music/theme.ogg.meta`), naming this
+//! module's [`SoundLoader`]:
+//!
+//! ```text
+//! (
+//!     meta_format_version: "1.0",
+//!     asset: Load(
+//!         loader: "voicepool_bevy::asset::SoundLoader",
+//!         settings: (stream: true),
+//!     ),
+//! )
+//! ```
+//!
 //! Streaming reads the file itself from the asset folder on disk, so it
 //! works for assets from Bevy's default file source only; anything else is
 //! a load error naming the asset. With Bevy's `file_watcher` feature, a
@@ -37,14 +53,14 @@ use voicepool::{Sound, SoundError};
 ///
 /// ```
 /// use bevy_asset::Assets;
-/// use voicepool::Sound;
+/// use voicepool_bevy::voicepool::Sound;
 /// use voicepool_bevy::SoundAsset;
 ///
 /// let beep = Sound::from_samples(1, 48_000, vec![0.25; 4_800])?;
 /// let mut sounds = Assets::<SoundAsset>::default();
 /// let handle = sounds.add(SoundAsset::from(beep));
 /// assert_eq!(sounds.get(&handle).unwrap().sound().duration_seconds(), 0.1);
-/// # Ok::<(), voicepool::SoundError>(())
+/// # Ok::<(), voicepool_bevy::voicepool::SoundError>(())
 /// ```
 #[derive(Asset, TypePath, Clone)]
 pub struct SoundAsset {
@@ -55,11 +71,11 @@ impl SoundAsset {
     /// The sound itself (cheap to clone: the samples are shared).
     ///
     /// ```
-    /// # use voicepool::Sound;
+    /// # use voicepool_bevy::voicepool::Sound;
     /// # use voicepool_bevy::SoundAsset;
     /// let asset = SoundAsset::from(Sound::from_samples(2, 44_100, vec![0.0; 882])?);
     /// assert_eq!(asset.sound().channels(), 2);
-    /// # Ok::<(), voicepool::SoundError>(())
+    /// # Ok::<(), voicepool_bevy::voicepool::SoundError>(())
     /// ```
     pub fn sound(&self) -> &Sound {
         &self.sound

@@ -6,15 +6,16 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use bevy_ecs::entity::Entity;
+use bevy_ecs::query::Without;
 use bevy_ecs::resource::Resource;
-use bevy_ecs::system::{Query, Res, SystemParam};
+use bevy_ecs::system::{ParallelCommands, Query, Res, SystemParam};
 use voicepool::{
     BusHandle, BusMeter, BusSettings, Controller, GroupHandle, GroupSettings, PlayError, Stats,
     VoiceHandle, VoiceInfo,
 };
 
 use crate::output::Backend;
-use crate::player::PlayingVoice;
+use crate::player::{PlayingVoice, SoundPlayer};
 
 /// Why a call on [`Voicepool`] did nothing.
 ///
@@ -149,7 +150,7 @@ impl VoicepoolEngine {
     ///
     /// ```
     /// # use bevy_ecs::system::Res;
-    /// use voicepool::{BusSettings, Effect};
+    /// use voicepool_bevy::voicepool::{BusSettings, Effect};
     /// # use voicepool_bevy::{ControlError, VoicepoolEngine};
     /// fn make_reverb(engine: Res<VoicepoolEngine>) -> Result<(), ControlError> {
     ///     let effects = vec![Effect::Reverb { room: 0.8, damping: 0.3, wet: 1.0 }];
@@ -176,7 +177,7 @@ impl VoicepoolEngine {
     ///
     /// ```
     /// # use bevy_ecs::system::Res;
-    /// use voicepool::GroupSettings;
+    /// use voicepool_bevy::voicepool::GroupSettings;
     /// # use voicepool_bevy::{ControlError, VoicepoolEngine};
     /// fn limit_footsteps(engine: Res<VoicepoolEngine>) -> Result<(), ControlError> {
     ///     engine.create_group("footsteps", GroupSettings { max_voices: 4, ..Default::default() })?;
@@ -252,6 +253,14 @@ impl std::ops::Deref for VoicepoolEngine {
 pub struct Voicepool<'w, 's> {
     engine: Res<'w, VoicepoolEngine>,
     voices: Query<'w, 's, &'static PlayingVoice>,
+    /// Players waiting for their sound (loading): a stop cancels them.
+    waiting: Query<
+        'w,
+        's,
+        &'static SoundPlayer,
+        (Without<PlayingVoice>, Without<crate::player::Played>),
+    >,
+    commands: ParallelCommands<'w, 's>,
 }
 
 impl Voicepool<'_, '_> {
@@ -279,8 +288,25 @@ impl Voicepool<'_, '_> {
         }
     }
 
+    /// A stop for an entity whose sound is still loading: its play is
+    /// cancelled ([`crate::SoundEvent::Rejected`] with
+    /// [`crate::RejectReason::Stopped`], then its [`crate::OnEnd`]), so
+    /// that it never starts later. Whether there was one.
+    fn cancel_waiting(&self, entity: Entity) -> bool {
+        let Ok(player) = self.waiting.get(entity) else {
+            return false;
+        };
+        let on_end = player.on_end;
+        self.commands.command_scope(|mut commands| {
+            crate::player::cancel(&mut commands, entity, on_end);
+        });
+        true
+    }
+
     /// Stops the entity's voice with the engine's stop fade; the entity
-    /// then ends as its [`crate::OnEnd`] says.
+    /// then ends as its [`crate::OnEnd`] says. An entity whose sound is
+    /// still loading never plays it: its play is cancelled
+    /// ([`crate::RejectReason::Stopped`]).
     ///
     /// ```
     /// # use bevy_ecs::prelude::*;
@@ -288,6 +314,9 @@ impl Voicepool<'_, '_> {
     /// fn silence(audio: Voicepool, entity: Entity) { audio.stop(entity).ok(); }
     /// ```
     pub fn stop(&self, entity: Entity) -> Result<(), ControlError> {
+        if self.cancel_waiting(entity) {
+            return Ok(());
+        }
         self.with_voice(entity, |c, v| c.stop(v))
     }
 
@@ -302,6 +331,9 @@ impl Voicepool<'_, '_> {
     /// }
     /// ```
     pub fn stop_with_fade(&self, entity: Entity, fade: Duration) -> Result<(), ControlError> {
+        if self.cancel_waiting(entity) {
+            return Ok(());
+        }
         self.with_voice(entity, |c, v| c.stop_with_fade(v, fade))
     }
 
@@ -420,7 +452,7 @@ impl Voicepool<'_, '_> {
     /// Makes a labelled bus: see [`VoicepoolEngine::create_bus`].
     ///
     /// ```
-    /// use voicepool::BusSettings;
+    /// use voicepool_bevy::voicepool::BusSettings;
     /// # use voicepool_bevy::Voicepool;
     /// fn setup(audio: Voicepool) {
     ///     let world = audio.create_bus("world", BusSettings::default()).unwrap();
@@ -438,7 +470,7 @@ impl Voicepool<'_, '_> {
     /// Makes a labelled group: see [`VoicepoolEngine::create_group`].
     ///
     /// ```
-    /// use voicepool::GroupSettings;
+    /// use voicepool_bevy::voicepool::GroupSettings;
     /// # use voicepool_bevy::Voicepool;
     /// fn setup(audio: Voicepool) {
     ///     audio.create_group("spells", GroupSettings { max_voices: 8, ..Default::default() }).unwrap();

@@ -106,6 +106,9 @@ pub enum RejectReason {
     /// Its sound asset failed to load (the asset server says why), or is
     /// neither loaded nor loading (a default handle, an asset removed).
     AssetFailed,
+    /// It was stopped ([`crate::Voicepool::stop`]) before its sound
+    /// loaded: it never plays.
+    Stopped,
     /// No bus has the label it asked for.
     UnknownBus(String),
     /// No group has the label it asked for.
@@ -121,6 +124,7 @@ impl std::fmt::Display for RejectReason {
                 f.write_str("no voice: the pool or its group refused it (full, or too soon)")
             }
             RejectReason::AssetFailed => f.write_str("its sound asset failed to load"),
+            RejectReason::Stopped => f.write_str("stopped before its sound loaded"),
             RejectReason::UnknownBus(label) => write!(f, "no bus is labelled `{label}`"),
             RejectReason::UnknownGroup(label) => write!(f, "no group is labelled `{label}`"),
             RejectReason::Play(e) => write!(f, "{e}"),
@@ -134,7 +138,7 @@ impl std::fmt::Display for RejectReason {
 ///
 /// ```
 /// use bevy_ecs::prelude::*;
-/// use voicepool::Event;
+/// use voicepool_bevy::voicepool::Event;
 /// use voicepool_bevy::VoicepoolEvent;
 ///
 /// fn device_watch(mut events: MessageReader<VoicepoolEvent>) {

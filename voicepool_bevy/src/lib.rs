@@ -44,7 +44,7 @@
 
 #![warn(missing_docs)]
 
-mod asset;
+pub mod asset;
 mod control;
 mod events;
 mod output;
@@ -73,11 +73,13 @@ pub use voicepool;
 /// ```
 pub mod prelude {
     pub use crate::{
-        OnEnd, PlayingVoice, SoundAsset, SoundEvent, SoundListener, SoundPlayer, Voicepool,
-        VoicepoolPlugin,
+        AudioOutput, ControlError, OfflineOutput, OnEnd, PlayingVoice, RejectReason, RenderedAudio,
+        SoundAsset, SoundEvent, SoundListener, SoundLoaderSettings, SoundPlayer, Voicepool,
+        VoicepoolEngine, VoicepoolEvent, VoicepoolPlugin, VoicepoolSystems,
     };
     pub use voicepool::{
-        BusSettings, DistanceModel, Duck, Effect, GroupSettings, PlayParams, Spatial, StealPolicy,
+        BusSettings, DistanceModel, Duck, Effect, EngineSettings, GroupSettings, PlayParams, Sound,
+        Spatial, StealPolicy,
     };
 }
 

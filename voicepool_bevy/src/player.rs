@@ -39,7 +39,7 @@ use crate::events::{RejectReason, SoundEvent};
 /// use bevy_asset::AssetServer;
 /// use bevy_ecs::prelude::*;
 /// use bevy_transform::components::Transform;
-/// use voicepool::PlayParams;
+/// use voicepool_bevy::voicepool::PlayParams;
 /// use voicepool_bevy::{OnEnd, SoundPlayer};
 ///
 /// fn cast(mut commands: Commands, assets: Res<AssetServer>) {
@@ -128,7 +128,7 @@ impl SoundPlayer {
     ///
     /// ```
     /// # use bevy_asset::Handle;
-    /// # use voicepool::PlayParams;
+    /// # use voicepool_bevy::voicepool::PlayParams;
     /// # use voicepool_bevy::SoundPlayer;
     /// let loop_ = SoundPlayer::new(Handle::default()).params(PlayParams::default().looping(true).virtualize(true));
     /// assert!(loop_.params.get_virtualize());
@@ -397,6 +397,21 @@ fn reject(
     if let Ok(mut e) = commands.get_entity(entity) {
         e.try_insert(Played);
     }
+    end_entity(commands, entity, on_end);
+}
+
+/// A play stopped before its sound loaded: it never starts; reported as
+/// rejected (`Stopped`), and `on_end` applied.
+pub(crate) fn cancel(commands: &mut Commands, entity: Entity, on_end: OnEnd) {
+    if let Ok(mut e) = commands.get_entity(entity) {
+        e.try_insert(Played);
+    }
+    commands.queue(move |world: &mut World| {
+        world.write_message(SoundEvent::Rejected {
+            entity,
+            reason: RejectReason::Stopped,
+        });
+    });
     end_entity(commands, entity, on_end);
 }
 

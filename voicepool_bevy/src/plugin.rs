@@ -4,7 +4,7 @@ use std::sync::{Mutex, PoisonError};
 
 use bevy_app::{App, Plugin, PostUpdate};
 use bevy_asset::io::file::FileAssetReader;
-use bevy_asset::{AssetApp, AssetPlugin};
+use bevy_asset::{AssetApp, AssetPlugin, Assets};
 use bevy_ecs::prelude::*;
 use bevy_time::{Real, Time};
 use bevy_transform::TransformSystems;
@@ -29,7 +29,7 @@ use crate::space::{move_emitters, move_listener, ListenerState};
 ///
 /// ```no_run
 /// use bevy_app::App;
-/// use voicepool::{EngineSettings, GroupSettings, StealPolicy};
+/// use voicepool_bevy::voicepool::{EngineSettings, GroupSettings, StealPolicy};
 /// use voicepool_bevy::VoicepoolPlugin;
 /// # fn default_plugins(app: &mut App) {}
 ///
@@ -69,7 +69,7 @@ impl VoicepoolPlugin {
     /// With these engine settings.
     ///
     /// ```
-    /// use voicepool::EngineSettings;
+    /// use voicepool_bevy::voicepool::EngineSettings;
     /// use voicepool_bevy::VoicepoolPlugin;
     /// let plugin = VoicepoolPlugin::default().settings(EngineSettings { voices: 16, ..Default::default() });
     /// assert_eq!(plugin.settings.voices, 16);
@@ -97,7 +97,7 @@ impl VoicepoolPlugin {
     /// [`crate::Voicepool::create_bus`].)
     ///
     /// ```
-    /// use voicepool::{BusSettings, Effect};
+    /// use voicepool_bevy::voicepool::{BusSettings, Effect};
     /// use voicepool_bevy::VoicepoolPlugin;
     /// let plugin = VoicepoolPlugin::default()
     ///     .bus("music", BusSettings::default())
@@ -114,7 +114,7 @@ impl VoicepoolPlugin {
     /// Declares a labelled group (instance limit, retrigger interval).
     ///
     /// ```
-    /// use voicepool::GroupSettings;
+    /// use voicepool_bevy::voicepool::GroupSettings;
     /// use voicepool_bevy::VoicepoolPlugin;
     /// let plugin = VoicepoolPlugin::default().group("spells", GroupSettings { max_voices: 8, ..Default::default() });
     /// ```
@@ -140,19 +140,15 @@ pub struct VoicepoolSystems;
 
 impl Plugin for VoicepoolPlugin {
     fn build(&self, app: &mut App) {
-        let asset_folder = app
-            .get_added_plugins::<AssetPlugin>()
-            .first()
-            .map_or_else(|| "assets".to_owned(), |p| p.file_path.clone());
         // The asset type, its loader and the messages come first, whatever
         // happens to the engine: systems that name them never find them
-        // missing.
+        // missing. (Added before `AssetPlugin`, the asset type waits for
+        // `finish`, which `App::run` calls once every plugin is built.)
         app.add_message::<SoundEvent>()
-            .add_message::<VoicepoolEvent>()
-            .init_asset::<SoundAsset>()
-            .register_asset_loader(SoundLoader {
-                asset_folder: FileAssetReader::get_base_path().join(asset_folder),
-            });
+            .add_message::<VoicepoolEvent>();
+        if app.is_plugin_added::<AssetPlugin>() {
+            register_assets(app);
+        }
         let backend = Backend::start(self.settings.clone(), self.output).or_else(|e| {
             log::error!("voicepool: engine settings refused ({e}); starting with the defaults");
             Backend::start(EngineSettings::default(), self.output)
@@ -202,9 +198,34 @@ impl Plugin for VoicepoolPlugin {
                     .in_set(VoicepoolSystems),
             );
     }
+
+    fn finish(&self, app: &mut App) {
+        assert!(
+            app.is_plugin_added::<AssetPlugin>(),
+            "voicepool_bevy: VoicepoolPlugin needs bevy_asset's AssetPlugin: add \
+             DefaultPlugins, or AssetPlugin (with TaskPoolPlugin) next to it"
+        );
+        register_assets(app);
+    }
 }
 
 /// Renders this update's frames (offline output only).
+/// The sound asset type and its loader (with the asset folder
+/// `AssetPlugin` was given), once.
+fn register_assets(app: &mut App) {
+    if app.world().contains_resource::<Assets<SoundAsset>>() {
+        return;
+    }
+    let asset_folder = app
+        .get_added_plugins::<AssetPlugin>()
+        .first()
+        .map_or_else(|| "assets".to_owned(), |p| p.file_path.clone());
+    app.init_asset::<SoundAsset>()
+        .register_asset_loader(SoundLoader {
+            asset_folder: FileAssetReader::get_base_path().join(asset_folder),
+        });
+}
+
 fn render(
     mut engine: ResMut<VoicepoolEngine>,
     audio: Option<ResMut<RenderedAudio>>,

@@ -148,3 +148,80 @@ fn a_changed_file_loaded_again_plays_the_new_sound() {
         "the new, louder file plays (the old one: 0.1): rms {l}"
     );
 }
+
+#[test]
+fn a_stop_while_the_sound_loads_cancels_the_play() {
+    // (what the entity does once its play is over)
+    for (on_end, kept) in [
+        (voicepool_bevy::OnEnd::Despawn, false),
+        (voicepool_bevy::OnEnd::Keep, true),
+    ] {
+        let dir = TempDir::new("stop-while-loading");
+        write_wav(&dir.0.join("late.wav"), 0.5, 0.5);
+        let mut app = asset_app(&dir);
+        let handle: Handle<SoundAsset> = app.world().resource::<AssetServer>().load("late.wav");
+        let entity = app
+            .world_mut()
+            .spawn(SoundPlayer::new(handle.clone()).on_end(on_end))
+            .id();
+        // Before its first update: still loading.
+        control(&mut app, entity, |audio, e| audio.stop(e).unwrap());
+        run_until(&mut app, |app| {
+            app.world()
+                .resource::<Assets<SoundAsset>>()
+                .get(&handle)
+                .is_some()
+        });
+        run(&mut app, 20);
+        let events = events(&app);
+        assert!(
+            !events
+                .iter()
+                .any(|e| matches!(e, SoundEvent::Started { .. })),
+            "{on_end:?}: it played after its stop: {events:?}"
+        );
+        assert_eq!(
+            events,
+            [SoundEvent::Rejected {
+                entity,
+                reason: RejectReason::Stopped
+            }],
+            "{on_end:?}"
+        );
+        assert_eq!(app.world().get_entity(entity).is_ok(), kept, "{on_end:?}");
+        assert!(rendered(&app).iter().all(|&s| s == 0.0));
+    }
+}
+
+#[test]
+fn a_meta_file_naming_the_loader_makes_a_file_stream() {
+    let dir = TempDir::new("meta-stream");
+    write_wav(&dir.0.join("theme.wav"), 0.5, 0.5);
+    std::fs::write(
+        dir.0.join("theme.wav.meta"),
+        r#"(
+    meta_format_version: "1.0",
+    asset: Load(
+        loader: "voicepool_bevy::asset::SoundLoader",
+        settings: (stream: true),
+    ),
+)"#,
+    )
+    .unwrap();
+    let mut app = asset_app(&dir);
+    let handle: Handle<SoundAsset> = app.world().resource::<AssetServer>().load("theme.wav");
+    run_until(&mut app, |app| {
+        app.world()
+            .resource::<Assets<SoundAsset>>()
+            .get(&handle)
+            .is_some()
+            || !app.world().resource::<Failures>().0.is_empty()
+    });
+    assert!(
+        app.world().resource::<Failures>().0.is_empty(),
+        "{:?}",
+        app.world().resource::<Failures>().0
+    );
+    let sounds = app.world().resource::<Assets<SoundAsset>>();
+    assert!(sounds.get(&handle).unwrap().sound().is_streamed());
+}

@@ -349,3 +349,38 @@ fn refusals_say_why() {
         "despawned, not waiting for ever"
     );
 }
+
+#[test]
+fn the_plugin_works_added_before_the_asset_plugin() {
+    use bevy_app::TaskPoolPlugin;
+    use bevy_asset::AssetPlugin;
+    use voicepool_bevy::{OfflineOutput, RenderedAudio, SoundAsset, VoicepoolPlugin};
+    let mut app = bevy_app::App::new();
+    app.add_plugins((
+        VoicepoolPlugin::default().offline(OfflineOutput {
+            frames_per_update: 480,
+            keep_samples: true,
+        }),
+        TaskPoolPlugin::default(),
+        AssetPlugin::default(),
+    ));
+    // What `App::run` does once every plugin is built.
+    app.finish();
+    app.cleanup();
+    let beep = app
+        .world_mut()
+        .resource_mut::<bevy_asset::Assets<SoundAsset>>()
+        .add(SoundAsset::from(tone(0.05, 0.5)));
+    app.world_mut().spawn(SoundPlayer::new(beep));
+    run(&mut app, 5);
+    let audio = app.world().resource::<RenderedAudio>();
+    assert!(audio.samples.iter().any(|&s| s.abs() > 0.2));
+}
+
+#[test]
+#[should_panic(expected = "VoicepoolPlugin needs bevy_asset's AssetPlugin")]
+fn without_the_asset_plugin_it_says_what_to_add() {
+    let mut app = bevy_app::App::new();
+    app.add_plugins(voicepool_bevy::VoicepoolPlugin::default());
+    app.finish();
+}
