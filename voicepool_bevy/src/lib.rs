@@ -7,18 +7,38 @@
 //! to it), not the oldest or the one with the lowest set volume.
 //!
 //! ```no_run
-//! use bevy_app::{App, Startup};
+//! use std::time::Duration;
+//! use bevy_app::{App, AppExit, ScheduleRunnerPlugin, Startup, TaskPoolPlugin, Update};
 //! use bevy_asset::{AssetPlugin, AssetServer};
 //! use bevy_ecs::prelude::*;
-//! use voicepool_bevy::{SoundPlayer, VoicepoolPlugin};
+//! use bevy_time::TimePlugin;
+//! use voicepool_bevy::prelude::*;
 //!
-//! fn main() {
+//! fn main() -> AppExit {
 //!     App::new()
-//!         .add_plugins((AssetPlugin::default(), VoicepoolPlugin::default())) // or DefaultPlugins, then VoicepoolPlugin
+//!         // A headless game loop at 60 updates a second (a windowed game
+//!         // has all of these in `DefaultPlugins`).
+//!         .add_plugins((
+//!             TaskPoolPlugin::default(),
+//!             TimePlugin,
+//!             ScheduleRunnerPlugin::run_loop(Duration::from_secs_f64(1.0 / 60.0)),
+//!         ))
+//!         .add_plugins((AssetPlugin::default(), VoicepoolPlugin::default()))
+//!         // `assets/swish.wav`, out loud on the default sound device (with
+//!         // none, on a silent output that keeps time).
 //!         .add_systems(Startup, |mut commands: Commands, assets: Res<AssetServer>| {
 //!             commands.spawn(SoundPlayer::new(assets.load("swish.wav")));
 //!         })
-//!         .run();
+//!         // It ends when the sound does (`Ended`), or could not play
+//!         // (`Rejected`: the file is missing, say; the log says why).
+//!         .add_systems(Update, |mut sounds: MessageReader<SoundEvent>, mut exit: MessageWriter<AppExit>| {
+//!             for event in sounds.read() {
+//!                 if matches!(event, SoundEvent::Ended { .. } | SoundEvent::Rejected { .. }) {
+//!                     exit.write(AppExit::Success);
+//!                 }
+//!             }
+//!         })
+//!         .run()
 //! }
 //! ```
 //!
