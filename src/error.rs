@@ -291,6 +291,38 @@ impl SoundError {
             | SoundError::Changed { path, .. } => path,
         }
     }
+
+    /// The same error, about `path`: for data decoded from memory
+    /// ([`crate::Sound::from_bytes`], whose errors say `<bytes>`) that came
+    /// from a file the caller knows, such as an asset.
+    ///
+    /// ```
+    /// use voicepool::Sound;
+    /// let err = Sound::from_bytes(b"not a sound").unwrap_err().for_file("sfx/swish.ogg");
+    /// assert_eq!(err.path().to_str(), Some("sfx/swish.ogg"));
+    /// assert!(err.to_string().contains("sfx/swish.ogg"));
+    /// ```
+    pub fn for_file(mut self, file: impl Into<PathBuf>) -> SoundError {
+        *self.path_mut() = file.into();
+        self
+    }
+
+    fn path_mut(&mut self) -> &mut PathBuf {
+        match self {
+            SoundError::Io { path, .. }
+            | SoundError::NotWav { path, .. }
+            | SoundError::Truncated { path, .. }
+            | SoundError::Unsupported { path, .. }
+            | SoundError::BadSampleRate { path, .. }
+            | SoundError::Empty { path }
+            | SoundError::NonFiniteSample { path, .. }
+            | SoundError::PartialFrame { path, .. }
+            | SoundError::TooLong { path, .. }
+            | SoundError::UnknownFormat { path, .. }
+            | SoundError::Malformed { path, .. }
+            | SoundError::Changed { path, .. } => path,
+        }
+    }
 }
 
 impl fmt::Display for SoundError {

@@ -107,11 +107,13 @@ pub struct SoundLoaderSettings {
 /// files; added by [`crate::VoicepoolPlugin`].
 ///
 /// The format is found from the data, not the extension. A file that is
-/// missing, corrupt or in a format voicepool does not play fails to load
-/// with a [`SoundLoadError`] naming it: the asset server reports it
-/// (`AssetLoadFailedEvent<SoundAsset>`, `LoadState::Failed`), and a
-/// [`crate::SoundPlayer`] waiting for it ends with
-/// [`crate::RejectReason::AssetFailed`].
+/// corrupt or in a format voicepool does not play fails to load with a
+/// [`SoundLoadError`] naming it; a missing one fails before the loader
+/// runs, with the asset server's own error (which names the path too).
+/// Either way the asset server reports it (`AssetLoadFailedEvent<SoundAsset>`,
+/// `LoadState::Failed`), and a [`crate::SoundPlayer`] waiting for it ends
+/// with [`crate::RejectReason::AssetFailed`], which carries the path and
+/// the error (and is logged as a warning).
 #[derive(TypePath, Debug, Clone)]
 pub struct SoundLoader {
     /// The asset folder on disk, for streamed sounds.
@@ -201,7 +203,7 @@ impl AssetLoader for SoundLoader {
             .map_err(|e| error(SoundLoadErrorKind::Read(e)))?;
         Sound::from_bytes(&bytes)
             .map(SoundAsset::from)
-            .map_err(|e| error(SoundLoadErrorKind::Decode(e)))
+            .map_err(|e| error(SoundLoadErrorKind::Decode(e.for_file(asset_path.path()))))
     }
 
     fn extensions(&self) -> &[&str] {

@@ -103,9 +103,15 @@ pub enum RejectReason {
     /// policy `Reject`), or its group refused it (full under `Reject`, or
     /// too soon after the group's last start).
     Refused,
-    /// Its sound asset failed to load (the asset server says why), or is
-    /// neither loaded nor loading (a default handle, an asset removed).
-    AssetFailed,
+    /// Its sound asset failed to load, or is neither loaded nor loading
+    /// (a default handle, an asset removed).
+    AssetFailed {
+        /// The asset's path (empty for an asset with none: one added by
+        /// hand).
+        path: String,
+        /// Why, as the asset server says (empty where it says nothing).
+        error: String,
+    },
     /// It was stopped ([`crate::Voicepool::stop`]) before its sound
     /// loaded: it never plays.
     Stopped,
@@ -123,7 +129,14 @@ impl std::fmt::Display for RejectReason {
             RejectReason::Refused => {
                 f.write_str("no voice: the pool or its group refused it (full, or too soon)")
             }
-            RejectReason::AssetFailed => f.write_str("its sound asset failed to load"),
+            RejectReason::AssetFailed { path, error } => {
+                write!(f, "its sound asset `{path}` did not load")?;
+                if error.is_empty() {
+                    f.write_str(" (nor is it loading)")
+                } else {
+                    write!(f, ": {error}")
+                }
+            }
             RejectReason::Stopped => f.write_str("stopped before its sound loaded"),
             RejectReason::UnknownBus(label) => write!(f, "no bus is labelled `{label}`"),
             RejectReason::UnknownGroup(label) => write!(f, "no group is labelled `{label}`"),

@@ -278,22 +278,28 @@ pub(crate) fn start_players(
         let Some(sound) = sounds.get(&player.sound) else {
             // Failed, or neither loaded nor loading (a default handle, an
             // asset removed): it would wait for ever.
-            let hopeless = asset_server.as_ref().is_none_or(|server| {
-                matches!(
-                    server.load_state(&player.sound),
-                    LoadState::Failed(_) | LoadState::NotLoaded
-                )
-            });
-            if hopeless {
-                reject(
-                    &mut commands,
-                    &mut events,
-                    entity,
-                    player.on_end,
-                    RejectReason::AssetFailed,
-                );
-            }
-            continue; // still loading
+            let state = asset_server
+                .as_ref()
+                .map_or(LoadState::NotLoaded, |server| {
+                    server.load_state(&player.sound)
+                });
+            let error = match state {
+                LoadState::Failed(e) => e.to_string(),
+                LoadState::NotLoaded => String::new(),
+                _ => continue, // still loading
+            };
+            let path = player
+                .sound
+                .path()
+                .map_or_else(String::new, ToString::to_string);
+            reject(
+                &mut commands,
+                &mut events,
+                entity,
+                player.on_end,
+                RejectReason::AssetFailed { path, error },
+            );
+            continue;
         };
         let params = match resolve(&engine, player, transform) {
             Ok(params) => params,

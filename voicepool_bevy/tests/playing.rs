@@ -340,9 +340,13 @@ fn refusals_say_why() {
         entity: second,
         reason: RejectReason::Refused
     }));
+    // A handle to nothing: no path, nothing loading.
     assert!(heard.contains(&SoundEvent::Rejected {
         entity: nothing,
-        reason: RejectReason::AssetFailed
+        reason: RejectReason::AssetFailed {
+            path: String::new(),
+            error: String::new()
+        }
     }));
     assert!(
         app.world().get_entity(nothing).is_err(),
