@@ -187,32 +187,45 @@ pub(crate) fn dispatch_events(
         match event {
             Event::Started { voice } => {
                 if let Some(entity) = attached(&engine, voice) {
-                    sound_events.write(SoundEvent::Started { entity });
+                    announce(
+                        &mut commands,
+                        &mut sound_events,
+                        SoundEvent::Started { entity },
+                    );
                 }
             }
             Event::Virtualized { voice } => {
                 if let Some(entity) = attached(&engine, voice) {
-                    sound_events.write(SoundEvent::Virtualized { entity });
+                    announce(
+                        &mut commands,
+                        &mut sound_events,
+                        SoundEvent::Virtualized { entity },
+                    );
                 }
             }
             Event::Resumed { voice } => {
                 if let Some(entity) = attached(&engine, voice) {
-                    sound_events.write(SoundEvent::Resumed { entity });
+                    announce(
+                        &mut commands,
+                        &mut sound_events,
+                        SoundEvent::Resumed { entity },
+                    );
                 }
             }
             Event::Stolen { victim, by } => {
                 let thief = engine.owners.get(&by).map(|o| o.entity);
                 if let Some(owner) = engine.owners.remove(&victim).filter(|o| o.attached) {
-                    sound_events.write(SoundEvent::Stolen {
+                    let stolen = SoundEvent::Stolen {
                         entity: owner.entity,
                         by: thief,
-                    });
+                    };
+                    announce(&mut commands, &mut sound_events, stolen);
                     end_entity(&mut commands, owner.entity, owner.on_end);
                 }
             }
             Event::Ended { voice } | Event::Rejected { voice } => {
                 if let Some(owner) = engine.owners.remove(&voice).filter(|o| o.attached) {
-                    sound_events.write(match event {
+                    let over = match event {
                         Event::Ended { .. } => SoundEvent::Ended {
                             entity: owner.entity,
                         },
@@ -220,12 +233,104 @@ pub(crate) fn dispatch_events(
                             entity: owner.entity,
                             reason: RejectReason::Refused,
                         },
-                    });
+                    };
+                    announce(&mut commands, &mut sound_events, over);
                     end_entity(&mut commands, owner.entity, owner.on_end);
                 }
             }
             _ => {}
         }
         raw_events.write(VoicepoolEvent(event));
+    }
+}
+
+/// What happened to an entity's sound, as events its observers see
+/// (`On<SoundEnded>`, ...), beside the [`SoundEvent`] messages: each is
+/// triggered on the entity while it still exists (before an
+/// [`crate::OnEnd::Despawn`] takes it), right after the message is
+/// written.
+///
+/// ```
+/// use bevy_ecs::prelude::*;
+/// use voicepool_bevy::prelude::*;
+///
+/// fn spawn_door(mut commands: Commands, door: Handle<SoundAsset>) {
+///     commands
+///         .spawn(SoundPlayer::new(door).on_end(OnEnd::Keep))
+///         .observe(|ended: On<SoundEnded>, mut commands: Commands| {
+///             commands.entity(ended.entity).insert(Opened);
+///         });
+/// }
+/// # #[derive(Component)] struct Opened;
+/// # use bevy_asset::Handle;
+/// ```
+#[derive(EntityEvent, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SoundEnded {
+    /// The entity that played.
+    pub entity: Entity,
+}
+
+/// The entity's voice got a slot and is sounding (see [`SoundEnded`]).
+#[derive(EntityEvent, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SoundStarted {
+    /// The entity playing.
+    pub entity: Entity,
+}
+
+/// The entity's voice was stolen (see [`SoundEnded`]). Terminal.
+#[derive(EntityEvent, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SoundStolen {
+    /// The entity whose voice was taken.
+    pub entity: Entity,
+    /// The entity whose sound took it, if an entity's.
+    pub by: Option<Entity>,
+}
+
+/// The entity's voice went virtual (see [`SoundEnded`]).
+#[derive(EntityEvent, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SoundVirtualized {
+    /// The entity playing.
+    pub entity: Entity,
+}
+
+/// The entity's virtual voice sounds again (see [`SoundEnded`]).
+#[derive(EntityEvent, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SoundResumed {
+    /// The entity playing.
+    pub entity: Entity,
+}
+
+/// The entity's sound never played (see [`SoundEnded`]). Terminal.
+#[derive(EntityEvent, Clone, Debug, PartialEq)]
+pub struct SoundRejected {
+    /// The entity that asked.
+    pub entity: Entity,
+    /// Why.
+    pub reason: RejectReason,
+}
+
+/// Writes `event` as a message and triggers it on its entity for the
+/// entity's observers.
+pub(crate) fn announce(
+    commands: &mut Commands,
+    messages: &mut MessageWriter<SoundEvent>,
+    event: SoundEvent,
+) {
+    messages.write(event.clone());
+    commands.queue(move |world: &mut World| trigger(world, event));
+}
+
+/// Triggers `event` on its entity, if the entity still exists.
+pub(crate) fn trigger(world: &mut World, event: SoundEvent) {
+    if world.get_entity(event.entity()).is_err() {
+        return;
+    }
+    match event {
+        SoundEvent::Started { entity } => world.trigger(SoundStarted { entity }),
+        SoundEvent::Stolen { entity, by } => world.trigger(SoundStolen { entity, by }),
+        SoundEvent::Ended { entity } => world.trigger(SoundEnded { entity }),
+        SoundEvent::Virtualized { entity } => world.trigger(SoundVirtualized { entity }),
+        SoundEvent::Resumed { entity } => world.trigger(SoundResumed { entity }),
+        SoundEvent::Rejected { entity, reason } => world.trigger(SoundRejected { entity, reason }),
     }
 }

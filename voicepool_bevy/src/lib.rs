@@ -74,7 +74,10 @@ mod space;
 
 pub use asset::{SoundAsset, SoundLoadError, SoundLoadErrorKind, SoundLoader, SoundLoaderSettings};
 pub use control::{ControlError, Voicepool, VoicepoolEngine};
-pub use events::{RejectReason, SoundEvent, VoicepoolEvent};
+pub use events::{
+    RejectReason, SoundEnded, SoundEvent, SoundRejected, SoundResumed, SoundStarted, SoundStolen,
+    SoundVirtualized, VoicepoolEvent,
+};
 pub use output::{AudioOutput, OfflineOutput, RenderedAudio};
 pub use player::{OnEnd, PlayingVoice, SoundPlayer};
 pub use plugin::{VoicepoolPlugin, VoicepoolSystems};

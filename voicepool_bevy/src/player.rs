@@ -399,7 +399,7 @@ fn reject(
     reason: RejectReason,
 ) {
     log::warn!("voicepool: sound of entity {entity} not played: {reason}");
-    events.write(SoundEvent::Rejected { entity, reason });
+    crate::events::announce(commands, events, SoundEvent::Rejected { entity, reason });
     if let Ok(mut e) = commands.get_entity(entity) {
         e.try_insert(Played);
     }
@@ -413,10 +413,12 @@ pub(crate) fn cancel(commands: &mut Commands, entity: Entity, on_end: OnEnd) {
         e.try_insert(Played);
     }
     commands.queue(move |world: &mut World| {
-        world.write_message(SoundEvent::Rejected {
+        let event = SoundEvent::Rejected {
             entity,
             reason: RejectReason::Stopped,
-        });
+        };
+        world.write_message(event.clone());
+        crate::events::trigger(world, event);
     });
     end_entity(commands, entity, on_end);
 }

@@ -388,3 +388,107 @@ fn without_the_asset_plugin_it_says_what_to_add() {
     app.add_plugins(voicepool_bevy::VoicepoolPlugin::default());
     app.finish();
 }
+
+/// What the entity observers saw, in order: (entity, what, still there).
+#[derive(Resource, Default)]
+struct Observed(Vec<(Entity, String, bool)>);
+
+/// Observes every per-entity sound event on `entity`, noting whether the
+/// entity still existed when its observer ran.
+fn watch(app: &mut bevy_app::App, entity: Entity) {
+    use voicepool_bevy::{
+        SoundEnded, SoundRejected, SoundResumed, SoundStarted, SoundStolen, SoundVirtualized,
+    };
+    fn note(world: &mut World, entity: Entity, what: String) {
+        let there = world.get_entity(entity).is_ok();
+        world
+            .resource_mut::<Observed>()
+            .0
+            .push((entity, what, there));
+    }
+    let mut e = app.world_mut().entity_mut(entity);
+    e.observe(|ev: On<SoundStarted>, mut c: Commands| {
+        let entity = ev.entity;
+        c.queue(move |w: &mut World| note(w, entity, "started".into()));
+    });
+    e.observe(|ev: On<SoundEnded>, mut c: Commands| {
+        let entity = ev.entity;
+        c.queue(move |w: &mut World| note(w, entity, "ended".into()));
+    });
+    e.observe(|ev: On<SoundStolen>, mut c: Commands| {
+        let (entity, by) = (ev.entity, ev.by);
+        c.queue(move |w: &mut World| note(w, entity, format!("stolen by {by:?}")));
+    });
+    e.observe(|ev: On<SoundRejected>, mut c: Commands| {
+        let (entity, reason) = (ev.entity, ev.reason.clone());
+        c.queue(move |w: &mut World| note(w, entity, format!("rejected: {reason}")));
+    });
+    e.observe(|ev: On<SoundVirtualized>, mut c: Commands| {
+        let entity = ev.entity;
+        c.queue(move |w: &mut World| note(w, entity, "virtualized".into()));
+    });
+    e.observe(|ev: On<SoundResumed>, mut c: Commands| {
+        let entity = ev.entity;
+        c.queue(move |w: &mut World| note(w, entity, "resumed".into()));
+    });
+}
+
+#[test]
+fn entity_observers_hear_what_happens_to_their_sound() {
+    let dir = TempDir::new("observers");
+    let mut app = app(&dir.0, plugin(2));
+    app.init_resource::<Observed>();
+    let hum = add_sound(&mut app, tone(2.0, 0.5));
+    let blip = add_sound(&mut app, tone(0.02, 0.5));
+    let params = |volume| PlayParams::default().volume(volume).looping(true);
+    let short = app.world_mut().spawn(SoundPlayer::new(blip)).id();
+    watch(&mut app, short);
+    run(&mut app, 10);
+    let loud = app
+        .world_mut()
+        .spawn(SoundPlayer::new(hum.clone()).params(params(1.0)))
+        .id();
+    let faint = app
+        .world_mut()
+        .spawn(SoundPlayer::new(hum.clone()).params(params(0.05)))
+        .id();
+    for e in [loud, faint] {
+        watch(&mut app, e);
+    }
+    run(&mut app, 10);
+    let thief = app
+        .world_mut()
+        .spawn(SoundPlayer::new(hum.clone()).params(PlayParams::default().volume(0.5)))
+        .id();
+    let missing = app
+        .world_mut()
+        .spawn(SoundPlayer::new(Default::default()))
+        .id();
+    watch(&mut app, missing);
+    run(&mut app, 3);
+    let seen = &app.world().resource::<Observed>().0;
+    let of = |e: Entity| -> Vec<(String, bool)> {
+        seen.iter()
+            .filter(|(x, ..)| *x == e)
+            .map(|(_, what, there)| (what.clone(), *there))
+            .collect()
+    };
+    // Each observer ran on its entity, while it was still there.
+    let s = |x: &str| (x.to_string(), true);
+    assert_eq!(of(short), [s("started"), s("ended")]);
+    assert_eq!(of(loud), [s("started")]);
+    assert_eq!(
+        of(faint),
+        [s("started"), s(&format!("stolen by {:?}", Some(thief)))]
+    );
+    let rejected = of(missing);
+    assert_eq!(rejected.len(), 1, "{rejected:?}");
+    assert!(
+        rejected[0].0.starts_with("rejected: its sound asset"),
+        "{rejected:?}"
+    );
+    assert!(
+        app.world().get_entity(short).is_err(),
+        "despawned after its observers ran"
+    );
+}
