@@ -81,7 +81,7 @@ pub use events::{
 pub use output::{AudioOutput, OfflineOutput, RenderedAudio};
 pub use player::{OnEnd, PlayingVoice, SoundPlayer};
 pub use plugin::{VoicepoolPlugin, VoicepoolSystems};
-pub use space::SoundListener;
+pub use space::{SoundListener, SoundVelocity};
 
 /// voicepool itself (play parameters, bus and group settings, effects,
 /// spatial settings), so that a game need not depend on it separately.
@@ -97,8 +97,9 @@ pub use voicepool;
 pub mod prelude {
     pub use crate::{
         AudioOutput, ControlError, OfflineOutput, OnEnd, PlayingVoice, RejectReason, RenderedAudio,
-        SoundAsset, SoundEvent, SoundListener, SoundLoaderSettings, SoundPlayer, Voicepool,
-        VoicepoolEngine, VoicepoolEvent, VoicepoolPlugin, VoicepoolSystems,
+        SoundAsset, SoundEnded, SoundEvent, SoundListener, SoundLoaderSettings, SoundPlayer,
+        SoundRejected, SoundResumed, SoundStarted, SoundStolen, SoundVelocity, SoundVirtualized,
+        Voicepool, VoicepoolEngine, VoicepoolEvent, VoicepoolPlugin, VoicepoolSystems,
     };
     pub use voicepool::{
         BusSettings, DistanceModel, Duck, Effect, EngineSettings, GroupSettings, PlayParams, Sound,

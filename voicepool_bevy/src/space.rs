@@ -36,6 +36,38 @@ use crate::player::{Emitter, PlayingVoice};
 pub struct SoundListener;
 
 /// Where the listener was last update.
+/// The velocity of an emitter or of the listener, in metres per second,
+/// as the game knows it (a kinematic body, a projectile, a car driven by
+/// its own physics): where present, doppler uses it instead of the
+/// velocity the plugin measures from how the entity's transform moves
+/// (smoothed over 100 ms). A NaN or infinite component is ignored for
+/// that update.
+///
+/// ```
+/// use bevy_ecs::prelude::*;
+/// use bevy_math::Vec3;
+/// use voicepool_bevy::prelude::*;
+///
+/// fn fire(mut commands: Commands, whoosh: Handle<SoundAsset>, from: Vec3, toward: Vec3) {
+///     commands.spawn((
+///         SoundPlayer::new(whoosh),
+///         Transform::from_translation(from),
+///         SoundVelocity(toward.normalize() * 300.0),
+///     ));
+/// }
+/// # use bevy_asset::Handle;
+/// # use bevy_transform::components::Transform;
+/// ```
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq)]
+pub struct SoundVelocity(pub Vec3);
+
+impl SoundVelocity {
+    /// The velocity, if usable.
+    fn get(this: Option<&SoundVelocity>) -> Option<Vec3> {
+        this.map(|v| v.0).filter(|v| v.is_finite())
+    }
+}
+
 #[derive(Resource, Default)]
 pub(crate) struct ListenerState {
     last: Option<Vec3>,
@@ -90,15 +122,21 @@ fn mint(v: Vec3) -> [f32; 3] {
 pub(crate) fn move_emitters(
     engine: Res<VoicepoolEngine>,
     time: Option<Res<Time<Real>>>,
-    mut emitters: Query<(&PlayingVoice, &GlobalTransform, &mut Emitter)>,
+    mut emitters: Query<(
+        &PlayingVoice,
+        &GlobalTransform,
+        &mut Emitter,
+        Option<&SoundVelocity>,
+    )>,
 ) {
     let seconds = update_seconds(&engine, time.as_deref());
-    for (voice, transform, mut emitter) in &mut emitters {
+    for (voice, transform, mut emitter, given) in &mut emitters {
         let at = transform.translation();
         if !at.is_finite() {
             continue;
         }
-        let v = velocity(emitter.velocity, emitter.last, at, seconds);
+        let v = SoundVelocity::get(given)
+            .unwrap_or_else(|| velocity(emitter.velocity, emitter.last, at, seconds));
         (emitter.last, emitter.velocity) = (at, v);
         // Only a stopped engine or a non-finite value refuses; neither is
         // worth more than skipping this update.
@@ -111,9 +149,9 @@ pub(crate) fn move_listener(
     engine: Res<VoicepoolEngine>,
     time: Option<Res<Time<Real>>>,
     mut state: ResMut<ListenerState>,
-    listeners: Query<&GlobalTransform, With<SoundListener>>,
+    listeners: Query<(&GlobalTransform, Option<&SoundVelocity>), With<SoundListener>>,
 ) {
-    let Some(transform) = listeners.iter().next() else {
+    let Some((transform, given)) = listeners.iter().next() else {
         return;
     };
     let seconds = update_seconds(&engine, time.as_deref());
@@ -130,9 +168,10 @@ pub(crate) fn move_listener(
     ) else {
         return;
     };
-    let v = state.last.map_or(Vec3::ZERO, |last| {
+    let measured = state.last.map_or(Vec3::ZERO, |last| {
         velocity(state.velocity, last, at, seconds)
     });
+    let v = SoundVelocity::get(given).unwrap_or(measured);
     (state.last, state.velocity) = (Some(at), v);
     let listener = Listener {
         position: mint(at).into(),

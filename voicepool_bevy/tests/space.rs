@@ -159,3 +159,41 @@ fn a_degenerate_listener_is_skipped_not_a_panic() {
         "heard from the default listener at the origin: {l} {r}"
     );
 }
+
+/// Zero crossings of the left channel of `out` (a tone's pitch, by count).
+fn crossings(out: &[f32]) -> usize {
+    let left: Vec<f32> = out.chunks(2).map(|f| f[0]).collect();
+    left.windows(2)
+        .filter(|w| (w[0] < 0.0) != (w[1] < 0.0))
+        .count()
+}
+
+#[test]
+fn a_velocity_the_game_gives_is_heard_as_doppler() {
+    // (the emitter's given velocity, m/s toward the listener, or none: it
+    // stands still; how its pitch compares with a still one's)
+    let mut counts = Vec::new();
+    for toward in [None, Some(100.0f32), Some(-100.0)] {
+        let dir = TempDir::new("given-velocity");
+        let mut app = app(&dir.0, plugin(8));
+        let hum = add_sound(&mut app, tone(1.0, 0.5));
+        app.world_mut().spawn((SoundListener, Transform::default()));
+        let mut e = app.world_mut().spawn((
+            SoundPlayer::new(hum).params(PlayParams::default().looping(true)),
+            Transform::from_xyz(0.0, 0.0, -10.0),
+        ));
+        if let Some(speed) = toward {
+            // From -Z toward the origin is +Z.
+            e.insert(voicepool_bevy::SoundVelocity(bevy_math::Vec3::Z * speed));
+        }
+        run(&mut app, 20);
+        let out = rendered(&app);
+        counts.push(crossings(&out[out.len() / 2..]) as f64);
+    }
+    // OpenAL's doppler at 343.3 m/s: c / (c - 100) coming, c / (c + 100) going.
+    let c = 343.3;
+    let coming = counts[1] / counts[0];
+    let going = counts[2] / counts[0];
+    assert!((coming - c / (c - 100.0)).abs() < 0.03, "{counts:?}");
+    assert!((going - c / (c + 100.0)).abs() < 0.03, "{counts:?}");
+}
