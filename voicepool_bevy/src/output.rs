@@ -5,8 +5,10 @@
 use std::ops::Deref;
 use std::path::Path;
 
+use bevy_ecs::reflect::ReflectResource;
 use bevy_ecs::resource::Resource;
 use bevy_platform::cell::SyncCell;
+use bevy_reflect::prelude::*;
 use voicepool::{AudioEngine, Controller, EngineError, EngineSettings, Event, OfflineEngine};
 
 /// Where [`crate::VoicepoolPlugin`] sends the mix.
@@ -73,7 +75,8 @@ impl Default for OfflineOutput {
 ///     audio.samples.iter().fold(0.0, |peak, s| peak.max(s.abs()))
 /// }
 /// ```
-#[derive(Resource, Debug, Default)]
+#[derive(Resource, Debug, Default, Reflect)]
+#[reflect(Resource, Debug, Default)]
 pub struct RenderedAudio {
     /// Interleaved stereo samples.
     pub samples: Vec<f32>,

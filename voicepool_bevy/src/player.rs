@@ -8,6 +8,7 @@ use bevy_asset::{AssetServer, Assets, Handle, LoadState};
 use bevy_ecs::lifecycle::HookContext;
 use bevy_ecs::prelude::*;
 use bevy_ecs::world::DeferredWorld;
+use bevy_reflect::prelude::*;
 use bevy_transform::components::GlobalTransform;
 use voicepool::{PlayError, PlayParams, VoiceHandle};
 
@@ -58,7 +59,8 @@ use crate::events::{RejectReason, SoundEvent};
 ///     );
 /// }
 /// ```
-#[derive(Component, Clone, Debug)]
+#[derive(Component, Clone, Debug, Reflect)]
+#[reflect(Component, Debug)]
 #[component(on_insert = player_inserted, on_discard = player_discarded)]
 pub struct SoundPlayer {
     /// The sound.
@@ -66,6 +68,7 @@ pub struct SoundPlayer {
     /// voicepool's play parameters. A bus, group or send given by label
     /// below replaces the one set here; an emitter's position replaces any
     /// set here.
+    #[reflect(ignore)]
     pub params: PlayParams,
     /// The bus to play on, by label (see [`crate::Voicepool::create_bus`]).
     pub bus: Option<Cow<'static, str>>,
@@ -86,7 +89,8 @@ pub struct SoundPlayer {
 /// use voicepool_bevy::OnEnd;
 /// assert_eq!(OnEnd::default(), OnEnd::Despawn);
 /// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Reflect)]
+#[reflect(Debug, Default, PartialEq)]
 pub enum OnEnd {
     /// Despawn the entity (and its children): for entities that exist only
     /// to make a sound.
@@ -215,7 +219,8 @@ impl SoundPlayer {
 ///     voices.iter().count()
 /// }
 /// ```
-#[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash, Reflect)]
+#[reflect(Debug, opaque)]
 pub struct PlayingVoice(pub VoiceHandle);
 
 /// Marks a [`SoundPlayer`] that has played (or failed), so that it is not

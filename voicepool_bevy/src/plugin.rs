@@ -145,7 +145,13 @@ impl Plugin for VoicepoolPlugin {
         // missing. (Added before `AssetPlugin`, the asset type waits for
         // `finish`, which `App::run` calls once every plugin is built.)
         app.add_message::<SoundEvent>()
-            .add_message::<VoicepoolEvent>();
+            .add_message::<VoicepoolEvent>()
+            .register_type::<crate::SoundPlayer>()
+            .register_type::<crate::OnEnd>()
+            .register_type::<crate::PlayingVoice>()
+            .register_type::<crate::SoundListener>()
+            .register_type::<crate::SoundVelocity>()
+            .register_type::<RenderedAudio>();
         if app.is_plugin_added::<AssetPlugin>() {
             register_assets(app);
         }

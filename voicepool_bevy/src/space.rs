@@ -3,6 +3,7 @@
 
 use bevy_ecs::prelude::*;
 use bevy_math::Vec3;
+use bevy_reflect::prelude::*;
 use bevy_time::{Real, Time};
 use bevy_transform::components::GlobalTransform;
 use voicepool::Listener;
@@ -31,7 +32,8 @@ use crate::player::{Emitter, PlayingVoice};
 ///     commands.spawn((SoundListener, Transform::from_xyz(0.0, 1.7, 0.0)));
 /// }
 /// ```
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Reflect)]
+#[reflect(Component, Debug, Default)]
 #[require(bevy_transform::components::Transform)]
 pub struct SoundListener;
 
@@ -58,7 +60,8 @@ pub struct SoundListener;
 /// # use bevy_asset::Handle;
 /// # use bevy_transform::components::Transform;
 /// ```
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Reflect)]
+#[reflect(Component, Debug, Default)]
 pub struct SoundVelocity(pub Vec3);
 
 impl SoundVelocity {

@@ -492,3 +492,43 @@ fn entity_observers_hear_what_happens_to_their_sound() {
         "despawned after its observers ran"
     );
 }
+
+#[test]
+fn components_and_resources_are_registered_for_reflection() {
+    use bevy_ecs::reflect::{AppTypeRegistry, ReflectComponent, ReflectResource};
+    use bevy_reflect::{GetPath, Reflect};
+    use std::any::TypeId;
+    use voicepool_bevy::{RenderedAudio, SoundListener, SoundVelocity};
+    let dir = TempDir::new("reflect");
+    let mut app = app(&dir.0, plugin(2));
+    let hum = add_sound(&mut app, tone(0.5, 0.5));
+    let entity = app
+        .world_mut()
+        .spawn(SoundPlayer::new(hum).on_end(OnEnd::Keep).bus("music"))
+        .id();
+    let registry = app.world().resource::<AppTypeRegistry>().read();
+    for (name, id) in [
+        ("SoundPlayer", TypeId::of::<SoundPlayer>()),
+        ("SoundListener", TypeId::of::<SoundListener>()),
+        ("SoundVelocity", TypeId::of::<SoundVelocity>()),
+    ] {
+        let registration = registry
+            .get(id)
+            .unwrap_or_else(|| panic!("{name} not registered"));
+        assert!(registration.data::<ReflectComponent>().is_some(), "{name}");
+    }
+    let rendered = registry
+        .get(TypeId::of::<RenderedAudio>())
+        .expect("RenderedAudio");
+    assert!(rendered.data::<ReflectResource>().is_some());
+    // What an inspector does: read a field by its path.
+    let reflect = registry
+        .get(TypeId::of::<SoundPlayer>())
+        .unwrap()
+        .data::<ReflectComponent>()
+        .unwrap();
+    let player = reflect.reflect(app.world().entity(entity)).unwrap();
+    let on_end = player.reflect_path("on_end").unwrap();
+    assert_eq!(on_end.try_downcast_ref::<OnEnd>(), Some(&OnEnd::Keep));
+    let _: &dyn Reflect = player.as_reflect();
+}
