@@ -179,7 +179,7 @@ fn setup(mut commands: Commands, assets: Res<AssetServer>, audio: Voicepool) {
         output: audio.bus("world"),
         ..Default::default()
     };
-    if let Err(e) = audio.create_bus("cave", cave) {
+    if let Err(e) = audio.create_labelled_bus("cave", cave) {
         eprintln!("wisps: {e}");
     }
     commands.insert_resource(Sounds {

@@ -14,6 +14,7 @@ use voicepool::{
     VoiceHandle, VoiceInfo,
 };
 
+use crate::label::AsLabel;
 use crate::output::Backend;
 use crate::player::{PlayingVoice, SoundPlayer};
 
@@ -128,8 +129,8 @@ impl VoicepoolEngine {
     ///     engine.bus("music").and_then(|bus| engine.bus_meter(bus)).map(|m| m.peak)
     /// }
     /// ```
-    pub fn bus(&self, label: &str) -> Option<BusHandle> {
-        self.labels().buses.get(label).copied()
+    pub fn bus(&self, label: impl AsLabel) -> Option<BusHandle> {
+        self.labels().buses.get(label.as_label().as_ref()).copied()
     }
 
     /// The group of this label.
@@ -141,8 +142,8 @@ impl VoicepoolEngine {
     ///     engine.group("footsteps").is_some()
     /// }
     /// ```
-    pub fn group(&self, label: &str) -> Option<GroupHandle> {
-        self.labels().groups.get(label).copied()
+    pub fn group(&self, label: impl AsLabel) -> Option<GroupHandle> {
+        self.labels().groups.get(label.as_label().as_ref()).copied()
     }
 
     /// Makes a bus and labels it. A label already used is
@@ -154,15 +155,17 @@ impl VoicepoolEngine {
     /// # use voicepool_bevy::{ControlError, VoicepoolEngine};
     /// fn make_reverb(engine: Res<VoicepoolEngine>) -> Result<(), ControlError> {
     ///     let effects = vec![Effect::Reverb { room: 0.8, damping: 0.3, wet: 1.0 }];
-    ///     engine.create_bus("cave", BusSettings { effects, ..Default::default() })?;
+    ///     engine.create_labelled_bus("cave", BusSettings { effects, ..Default::default() })?;
     ///     Ok(())
     /// }
     /// ```
-    pub fn create_bus(
+    pub fn create_labelled_bus(
         &self,
-        label: &str,
+        label: impl AsLabel,
         settings: BusSettings,
     ) -> Result<BusHandle, ControlError> {
+        let label = label.as_label();
+        let label = label.as_ref();
         let mut labels = self.labels();
         if labels.buses.contains_key(label) {
             return Err(ControlError::LabelTaken(label.to_owned()));
@@ -180,15 +183,17 @@ impl VoicepoolEngine {
     /// use voicepool_bevy::voicepool::GroupSettings;
     /// # use voicepool_bevy::{ControlError, VoicepoolEngine};
     /// fn limit_footsteps(engine: Res<VoicepoolEngine>) -> Result<(), ControlError> {
-    ///     engine.create_group("footsteps", GroupSettings { max_voices: 4, ..Default::default() })?;
+    ///     engine.create_labelled_group("footsteps", GroupSettings { max_voices: 4, ..Default::default() })?;
     ///     Ok(())
     /// }
     /// ```
-    pub fn create_group(
+    pub fn create_labelled_group(
         &self,
-        label: &str,
+        label: impl AsLabel,
         settings: GroupSettings,
     ) -> Result<GroupHandle, ControlError> {
+        let label = label.as_label();
+        let label = label.as_ref();
         let mut labels = self.labels();
         if labels.groups.contains_key(label) {
             return Err(ControlError::LabelTaken(label.to_owned()));
@@ -198,9 +203,10 @@ impl VoicepoolEngine {
         Ok(group)
     }
 
-    fn bus_or_error(&self, label: &str) -> Result<BusHandle, ControlError> {
-        self.bus(label)
-            .ok_or_else(|| ControlError::UnknownBus(label.to_owned()))
+    fn bus_or_error(&self, label: impl AsLabel) -> Result<BusHandle, ControlError> {
+        let label = label.as_label();
+        self.bus(label.as_ref())
+            .ok_or_else(|| ControlError::UnknownBus(label.into_owned()))
     }
 }
 
@@ -435,7 +441,7 @@ impl Voicepool<'_, '_> {
     /// # use voicepool_bevy::Voicepool;
     /// fn has_music(audio: Voicepool) -> bool { audio.bus("music").is_some() }
     /// ```
-    pub fn bus(&self, label: &str) -> Option<BusHandle> {
+    pub fn bus(&self, label: impl AsLabel) -> Option<BusHandle> {
         self.engine.bus(label)
     }
 
@@ -445,43 +451,69 @@ impl Voicepool<'_, '_> {
     /// # use voicepool_bevy::Voicepool;
     /// fn has_steps(audio: Voicepool) -> bool { audio.group("footsteps").is_some() }
     /// ```
-    pub fn group(&self, label: &str) -> Option<GroupHandle> {
+    pub fn group(&self, label: impl AsLabel) -> Option<GroupHandle> {
         self.engine.group(label)
     }
 
-    /// Makes a labelled bus: see [`VoicepoolEngine::create_bus`].
+    /// Makes a labelled bus: see [`VoicepoolEngine::create_labelled_bus`].
     ///
     /// ```
     /// use voicepool_bevy::voicepool::BusSettings;
     /// # use voicepool_bevy::Voicepool;
     /// fn setup(audio: Voicepool) {
-    ///     let world = audio.create_bus("world", BusSettings::default()).unwrap();
-    ///     audio.create_bus("vehicles", BusSettings { output: Some(world), ..Default::default() }).unwrap();
+    ///     let world = audio.create_labelled_bus("world", BusSettings::default()).unwrap();
+    ///     audio.create_labelled_bus("vehicles", BusSettings { output: Some(world), ..Default::default() }).unwrap();
     /// }
     /// ```
+    pub fn create_labelled_bus(
+        &self,
+        label: impl AsLabel,
+        settings: BusSettings,
+    ) -> Result<BusHandle, ControlError> {
+        self.engine.create_labelled_bus(label, settings)
+    }
+
+    /// Makes a labelled bus (the old name of
+    /// [`Voicepool::create_labelled_bus`]).
+    #[deprecated(
+        note = "use create_labelled_bus: voicepool's Controller::create_bus takes no label"
+    )]
     pub fn create_bus(
         &self,
         label: &str,
         settings: BusSettings,
     ) -> Result<BusHandle, ControlError> {
-        self.engine.create_bus(label, settings)
+        self.engine.create_labelled_bus(label, settings)
     }
 
-    /// Makes a labelled group: see [`VoicepoolEngine::create_group`].
+    /// Makes a labelled group: see [`VoicepoolEngine::create_labelled_group`].
     ///
     /// ```
     /// use voicepool_bevy::voicepool::GroupSettings;
     /// # use voicepool_bevy::Voicepool;
     /// fn setup(audio: Voicepool) {
-    ///     audio.create_group("spells", GroupSettings { max_voices: 8, ..Default::default() }).unwrap();
+    ///     audio.create_labelled_group("spells", GroupSettings { max_voices: 8, ..Default::default() }).unwrap();
     /// }
     /// ```
+    pub fn create_labelled_group(
+        &self,
+        label: impl AsLabel,
+        settings: GroupSettings,
+    ) -> Result<GroupHandle, ControlError> {
+        self.engine.create_labelled_group(label, settings)
+    }
+
+    /// Makes a labelled group (the old name of
+    /// [`Voicepool::create_labelled_group`]).
+    #[deprecated(
+        note = "use create_labelled_group: voicepool's Controller::create_group takes no label"
+    )]
     pub fn create_group(
         &self,
         label: &str,
         settings: GroupSettings,
     ) -> Result<GroupHandle, ControlError> {
-        self.engine.create_group(label, settings)
+        self.engine.create_labelled_group(label, settings)
     }
 
     /// Pauses a bus by label: its voices (and buses feeding it) fall silent
@@ -491,7 +523,7 @@ impl Voicepool<'_, '_> {
     /// # use voicepool_bevy::Voicepool;
     /// fn open_menu(audio: Voicepool) { audio.pause_bus("world").ok(); }
     /// ```
-    pub fn pause_bus(&self, label: &str) -> Result<(), ControlError> {
+    pub fn pause_bus(&self, label: impl AsLabel) -> Result<(), ControlError> {
         Ok(self.engine.pause_bus(self.engine.bus_or_error(label)?)?)
     }
 
@@ -501,7 +533,7 @@ impl Voicepool<'_, '_> {
     /// # use voicepool_bevy::Voicepool;
     /// fn close_menu(audio: Voicepool) { audio.resume_bus("world").ok(); }
     /// ```
-    pub fn resume_bus(&self, label: &str) -> Result<(), ControlError> {
+    pub fn resume_bus(&self, label: impl AsLabel) -> Result<(), ControlError> {
         Ok(self.engine.resume_bus(self.engine.bus_or_error(label)?)?)
     }
 
@@ -516,7 +548,7 @@ impl Voicepool<'_, '_> {
     /// ```
     pub fn set_bus_volume(
         &self,
-        label: &str,
+        label: impl AsLabel,
         volume: f32,
         fade: Duration,
     ) -> Result<(), ControlError> {
@@ -545,7 +577,7 @@ impl Voicepool<'_, '_> {
     ///     audio.bus_meter("speech").map_or(0.0, |m| m.peak)
     /// }
     /// ```
-    pub fn bus_meter(&self, label: &str) -> Option<BusMeter> {
+    pub fn bus_meter(&self, label: impl AsLabel) -> Option<BusMeter> {
         self.engine.bus_meter(self.bus(label)?)
     }
 

@@ -67,6 +67,7 @@
 pub mod asset;
 mod control;
 mod events;
+mod label;
 mod output;
 mod player;
 mod plugin;
@@ -78,6 +79,7 @@ pub use events::{
     RejectReason, SoundEnded, SoundEvent, SoundRejected, SoundResumed, SoundStarted, SoundStolen,
     SoundVirtualized, VoicepoolEvent,
 };
+pub use label::{AsLabel, SoundLabel};
 pub use output::{AudioOutput, OfflineOutput, RenderedAudio};
 pub use player::{OnEnd, PlayingVoice, SoundPlayer};
 pub use plugin::{VoicepoolPlugin, VoicepoolSystems};
@@ -96,10 +98,11 @@ pub use voicepool;
 /// ```
 pub mod prelude {
     pub use crate::{
-        AudioOutput, ControlError, OfflineOutput, OnEnd, PlayingVoice, RejectReason, RenderedAudio,
-        SoundAsset, SoundEnded, SoundEvent, SoundListener, SoundLoaderSettings, SoundPlayer,
-        SoundRejected, SoundResumed, SoundStarted, SoundStolen, SoundVelocity, SoundVirtualized,
-        Voicepool, VoicepoolEngine, VoicepoolEvent, VoicepoolPlugin, VoicepoolSystems,
+        AsLabel, AudioOutput, ControlError, OfflineOutput, OnEnd, PlayingVoice, RejectReason,
+        RenderedAudio, SoundAsset, SoundEnded, SoundEvent, SoundLabel, SoundListener,
+        SoundLoaderSettings, SoundPlayer, SoundRejected, SoundResumed, SoundStarted, SoundStolen,
+        SoundVelocity, SoundVirtualized, Voicepool, VoicepoolEngine, VoicepoolEvent,
+        VoicepoolPlugin, VoicepoolSystems,
     };
     pub use voicepool::{
         BusSettings, DistanceModel, Duck, Effect, EngineSettings, GroupSettings, PlayParams, Sound,

@@ -9,6 +9,8 @@ use bevy_ecs::lifecycle::HookContext;
 use bevy_ecs::prelude::*;
 use bevy_ecs::world::DeferredWorld;
 use bevy_reflect::prelude::*;
+
+use crate::label::AsLabel;
 use bevy_transform::components::GlobalTransform;
 use voicepool::{PlayError, PlayParams, VoiceHandle};
 
@@ -70,7 +72,7 @@ pub struct SoundPlayer {
     /// set here.
     #[reflect(ignore)]
     pub params: PlayParams,
-    /// The bus to play on, by label (see [`crate::Voicepool::create_bus`]).
+    /// The bus to play on, by label (see [`crate::Voicepool::create_labelled_bus`]).
     pub bus: Option<Cow<'static, str>>,
     /// The group to play in, by label.
     pub group: Option<Cow<'static, str>>,
@@ -150,8 +152,8 @@ impl SoundPlayer {
     /// let step = SoundPlayer::new(Handle::default()).bus("world");
     /// assert_eq!(step.bus.as_deref(), Some("world"));
     /// ```
-    pub fn bus(mut self, label: impl Into<Cow<'static, str>>) -> SoundPlayer {
-        self.bus = Some(label.into());
+    pub fn bus(mut self, label: impl AsLabel) -> SoundPlayer {
+        self.bus = Some(Cow::Owned(label.as_label().into_owned()));
         self
     }
 
@@ -163,8 +165,8 @@ impl SoundPlayer {
     /// let step = SoundPlayer::new(Handle::default()).group("footsteps");
     /// assert_eq!(step.group.as_deref(), Some("footsteps"));
     /// ```
-    pub fn group(mut self, label: impl Into<Cow<'static, str>>) -> SoundPlayer {
-        self.group = Some(label.into());
+    pub fn group(mut self, label: impl AsLabel) -> SoundPlayer {
+        self.group = Some(Cow::Owned(label.as_label().into_owned()));
         self
     }
 
@@ -176,8 +178,8 @@ impl SoundPlayer {
     /// let shot = SoundPlayer::new(Handle::default()).send("cave", 0.3);
     /// assert_eq!(shot.send.as_ref().map(|(_, level)| *level), Some(0.3));
     /// ```
-    pub fn send(mut self, label: impl Into<Cow<'static, str>>, level: f32) -> SoundPlayer {
-        self.send = Some((label.into(), level));
+    pub fn send(mut self, label: impl AsLabel, level: f32) -> SoundPlayer {
+        self.send = Some((Cow::Owned(label.as_label().into_owned()), level));
         self
     }
 

@@ -1,6 +1,6 @@
 //! [`VoicepoolPlugin`]: the engine, the asset type, and the systems.
 
-use std::sync::{Mutex, PoisonError};
+use std::sync::Arc;
 
 use bevy_app::{App, Plugin, PostUpdate};
 use bevy_asset::io::file::FileAssetReader;
@@ -8,11 +8,12 @@ use bevy_asset::{AssetApp, AssetPlugin, Assets};
 use bevy_ecs::prelude::*;
 use bevy_time::{Real, Time};
 use bevy_transform::TransformSystems;
-use voicepool::{BusSettings, EngineSettings, GroupSettings};
+use voicepool::{BusSettings, Effect, EngineSettings, GroupSettings};
 
 use crate::asset::{SoundAsset, SoundLoader};
 use crate::control::VoicepoolEngine;
 use crate::events::{dispatch_events, SoundEvent, VoicepoolEvent};
+use crate::label::AsLabel;
 use crate::output::{AudioOutput, Backend, OfflineOutput, RenderedAudio};
 use crate::player::start_players;
 use crate::space::{move_emitters, move_listener, ListenerState};
@@ -45,13 +46,85 @@ use crate::space::{move_emitters, move_listener, ListenerState};
 /// If the settings are refused (voicepool's checks, see
 /// [`EngineSettings`]), the plugin logs why and starts with the default
 /// settings instead, rather than stopping the game.
+#[derive(Clone)]
 pub struct VoicepoolPlugin {
     /// The engine's settings.
     pub settings: EngineSettings,
     /// Where the mix goes.
     pub output: AudioOutput,
-    buses: Mutex<Vec<(String, BusSettings)>>,
+    buses: Vec<(String, BusMaker)>,
     groups: Vec<(String, GroupSettings)>,
+}
+
+/// How a declared bus's settings are had each time the plugin builds an
+/// app: made anew (built-in effects are plain values), or, for a game's
+/// own effect (which cannot be copied), handed over once.
+#[derive(Clone)]
+enum BusMaker {
+    Make(Arc<dyn Fn() -> BusSettings + Send + Sync>),
+    Once(crossbeam_channel::Receiver<BusSettings>),
+}
+
+impl BusMaker {
+    fn of(settings: BusSettings) -> BusMaker {
+        let builtins: Option<Vec<Builtin>> = settings.effects.iter().map(Builtin::of).collect();
+        match builtins {
+            Some(builtins) => {
+                let BusSettings {
+                    output,
+                    duck,
+                    volume,
+                    ..
+                } = settings;
+                BusMaker::Make(Arc::new(move || BusSettings {
+                    output,
+                    effects: builtins.iter().map(|b| b.effect()).collect(),
+                    duck,
+                    volume,
+                }))
+            }
+            None => {
+                let (tx, rx) = crossbeam_channel::bounded(1);
+                let _ = tx.send(settings);
+                BusMaker::Once(rx)
+            }
+        }
+    }
+
+    fn settings(&self) -> Option<BusSettings> {
+        match self {
+            BusMaker::Make(make) => Some(make()),
+            BusMaker::Once(rx) => rx.try_recv().ok(),
+        }
+    }
+}
+
+/// A built-in effect as plain values (copied for each app).
+#[derive(Clone, Copy)]
+enum Builtin {
+    LowPass(f32),
+    HighPass(f32),
+    Reverb(f32, f32, f32),
+}
+
+impl Builtin {
+    /// `None` for a game's own effect.
+    fn of(effect: &Effect) -> Option<Builtin> {
+        match *effect {
+            Effect::LowPass { cutoff_hz } => Some(Builtin::LowPass(cutoff_hz)),
+            Effect::HighPass { cutoff_hz } => Some(Builtin::HighPass(cutoff_hz)),
+            Effect::Reverb { room, damping, wet } => Some(Builtin::Reverb(room, damping, wet)),
+            _ => None,
+        }
+    }
+
+    fn effect(self) -> Effect {
+        match self {
+            Builtin::LowPass(cutoff_hz) => Effect::LowPass { cutoff_hz },
+            Builtin::HighPass(cutoff_hz) => Effect::HighPass { cutoff_hz },
+            Builtin::Reverb(room, damping, wet) => Effect::Reverb { room, damping, wet },
+        }
+    }
 }
 
 impl Default for VoicepoolPlugin {
@@ -59,7 +132,7 @@ impl Default for VoicepoolPlugin {
         VoicepoolPlugin {
             settings: EngineSettings::default(),
             output: AudioOutput::Live,
-            buses: Mutex::new(Vec::new()),
+            buses: Vec::new(),
             groups: Vec::new(),
         }
     }
@@ -94,7 +167,7 @@ impl VoicepoolPlugin {
     /// Declares a labelled bus, made when the plugin is added, in the order
     /// declared. (A bus that feeds or ducks another needs that one's
     /// handle: make those from a startup system with
-    /// [`crate::Voicepool::create_bus`].)
+    /// [`crate::Voicepool::create_labelled_bus`].)
     ///
     /// ```
     /// use voicepool_bevy::voicepool::{BusSettings, Effect};
@@ -103,11 +176,43 @@ impl VoicepoolPlugin {
     ///     .bus("music", BusSettings::default())
     ///     .bus("cave", BusSettings { effects: vec![Effect::Reverb { room: 0.8, damping: 0.3, wet: 1.0 }], ..Default::default() });
     /// ```
-    pub fn bus(self, label: impl Into<String>, settings: BusSettings) -> Self {
-        self.buses
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push((label.into(), settings));
+    ///
+    /// The plugin can be cloned, its buses with it; a bus with a game's
+    /// own effect ([`Effect::Custom`], which cannot be copied) is made in
+    /// the first app the plugin builds only: declare it with
+    /// [`VoicepoolPlugin::bus_with`] to have it in every one.
+    pub fn bus(mut self, label: impl AsLabel, settings: BusSettings) -> Self {
+        let label = label.as_label().into_owned();
+        self.buses.push((label, BusMaker::of(settings)));
+        self
+    }
+
+    /// Declares a labelled bus whose settings `make` makes, each time the
+    /// plugin builds an app (for effects of the game's own).
+    ///
+    /// ```
+    /// use voicepool_bevy::voicepool::{BusSettings, CustomEffect, Effect};
+    /// use voicepool_bevy::VoicepoolPlugin;
+    /// struct Crush;
+    /// impl CustomEffect for Crush {
+    ///     fn process(&mut self, l: &mut [f32], r: &mut [f32]) {
+    ///         for x in l.iter_mut().chain(r) { *x = (*x * 8.0).round() / 8.0; }
+    ///     }
+    /// }
+    /// let plugin = VoicepoolPlugin::default().bus_with("radio", || BusSettings {
+    ///     effects: vec![Effect::Custom(Box::new(Crush))],
+    ///     ..Default::default()
+    /// });
+    /// let again = plugin.clone(); // both make the bus, each with its own effect
+    /// # let _ = again;
+    /// ```
+    pub fn bus_with(
+        mut self,
+        label: impl AsLabel,
+        make: impl Fn() -> BusSettings + Send + Sync + 'static,
+    ) -> Self {
+        let label = label.as_label().into_owned();
+        self.buses.push((label, BusMaker::Make(Arc::new(make))));
         self
     }
 
@@ -118,8 +223,8 @@ impl VoicepoolPlugin {
     /// use voicepool_bevy::VoicepoolPlugin;
     /// let plugin = VoicepoolPlugin::default().group("spells", GroupSettings { max_voices: 8, ..Default::default() });
     /// ```
-    pub fn group(mut self, label: impl Into<String>, settings: GroupSettings) -> Self {
-        self.groups.push((label.into(), settings));
+    pub fn group(mut self, label: impl AsLabel, settings: GroupSettings) -> Self {
+        self.groups.push((label.as_label().into_owned(), settings));
         self
     }
 }
@@ -175,14 +280,20 @@ impl Plugin for VoicepoolPlugin {
             });
         }
         let engine = VoicepoolEngine::new(backend);
-        let buses = std::mem::take(&mut *self.buses.lock().unwrap_or_else(PoisonError::into_inner));
-        for (label, settings) in buses {
-            if let Err(e) = engine.create_bus(&label, settings) {
+        for (label, maker) in &self.buses {
+            let Some(settings) = maker.settings() else {
+                log::error!(
+                    "voicepool: bus `{label}` not made: its game's own effect went to the first \
+                     app this plugin built (declare it with VoicepoolPlugin::bus_with)"
+                );
+                continue;
+            };
+            if let Err(e) = engine.create_labelled_bus(label, settings) {
                 log::error!("voicepool: bus `{label}` not made: {e}");
             }
         }
         for (label, settings) in &self.groups {
-            if let Err(e) = engine.create_group(label, *settings) {
+            if let Err(e) = engine.create_labelled_group(label, *settings) {
                 log::error!("voicepool: group `{label}` not made: {e}");
             }
         }

@@ -532,3 +532,94 @@ fn components_and_resources_are_registered_for_reflection() {
     assert_eq!(on_end.try_downcast_ref::<OnEnd>(), Some(&OnEnd::Keep));
     let _: &dyn Reflect = player.as_reflect();
 }
+
+#[test]
+fn typed_labels_name_the_same_bus_as_themselves_and_strings_still_work() {
+    use voicepool_bevy::SoundLabel;
+    #[derive(Debug, Clone, Copy)]
+    enum Bus {
+        Music,
+        World,
+    }
+    impl SoundLabel for Bus {}
+    let dir = TempDir::new("typed-labels");
+    let plugin = plugin(4)
+        .bus(Bus::Music, BusSettings::default())
+        .bus(Bus::World, BusSettings::default())
+        .bus("ui", BusSettings::default());
+    let mut app = app(&dir.0, plugin);
+    let hum = add_sound(&mut app, tone(1.0, 0.5));
+    let on_world = app
+        .world_mut()
+        .spawn(SoundPlayer::new(hum.clone()).bus(Bus::World))
+        .id();
+    let on_ui = app.world_mut().spawn(SoundPlayer::new(hum).bus("ui")).id();
+    run(&mut app, 3);
+    let heard = events(&app);
+    for e in [on_world, on_ui] {
+        assert!(
+            heard.contains(&SoundEvent::Started { entity: e }),
+            "{heard:?}"
+        );
+    }
+    // The typed label names its bus; another variant names another.
+    control(&mut app, on_world, |audio, _| {
+        let (music, world) = (audio.bus(Bus::Music), audio.bus(Bus::World));
+        assert!(music.is_some() && world.is_some() && music != world);
+        assert_eq!(audio.bus("ui").map(|b| b.index()), Some(3));
+        audio.pause_bus(Bus::World).unwrap();
+    });
+    run(&mut app, 5);
+    let out = rendered(&app);
+    // Only the ui bus sounds now: half of what both made.
+    let before = rms(&out, 2 * 480, 3 * 480).0;
+    let after = rms(&out, out.len() / 2 - 480, out.len() / 2).0;
+    assert!(
+        after < before * 0.8 && after > before * 0.3,
+        "{before} -> {after}"
+    );
+}
+
+#[test]
+fn a_cloned_plugin_makes_its_buses_in_every_app() {
+    use voicepool::{CustomEffect, Effect};
+    struct Quiet;
+    impl CustomEffect for Quiet {
+        fn process(&mut self, l: &mut [f32], r: &mut [f32]) {
+            l.iter_mut().chain(r.iter_mut()).for_each(|x| *x *= 0.5);
+        }
+    }
+    let plugin = plugin(2)
+        .bus(
+            "plain",
+            BusSettings {
+                effects: vec![Effect::LowPass { cutoff_hz: 2_000.0 }],
+                ..Default::default()
+            },
+        )
+        .bus_with("made", || BusSettings {
+            effects: vec![Effect::Custom(Box::new(Quiet))],
+            ..Default::default()
+        })
+        .bus(
+            "once",
+            BusSettings {
+                effects: vec![Effect::Custom(Box::new(Quiet))],
+                ..Default::default()
+            },
+        );
+    let copy = plugin.clone();
+    let dir = TempDir::new("cloned-plugin");
+    for (k, plugin) in [plugin, copy].into_iter().enumerate() {
+        let mut app = app(&dir.0, plugin);
+        use bevy_ecs::system::RunSystemOnce;
+        let made = app
+            .world_mut()
+            .run_system_once(|audio: voicepool_bevy::Voicepool| {
+                ["plain", "made", "once"].map(|label| audio.bus(label).is_some())
+            })
+            .unwrap();
+        // A game's own effect given by value goes to the first app only.
+        assert_eq!(made, [true, true, k == 0], "app {k}");
+    }
+}
