@@ -33,6 +33,23 @@ pub enum AudioOutput {
     /// the plugin's other systems, into [`RenderedAudio`]. The same app
     /// makes the same samples every run: for tests and headless renders.
     Offline(OfflineOutput),
+    /// No device, for a game that steps in `FixedUpdate`: every app update
+    /// renders as much audio as the fixed clock (`Time<Fixed>`, from Bevy's
+    /// `TimePlugin`) advanced since the last, so that sound keeps time
+    /// with the game's steps however many ran in the update (64 Hz steps
+    /// at 48 kHz: 750 frames each). With the virtual clock advanced by a
+    /// fixed amount per update (`TimeUpdateStrategy::ManualDuration`), the
+    /// same app makes the same samples every run.
+    ///
+    /// ```
+    /// use voicepool_bevy::{AudioOutput, VoicepoolPlugin};
+    /// let plugin = VoicepoolPlugin::default().output(AudioOutput::OfflineFixedStep { keep_samples: true });
+    /// # let _ = plugin;
+    /// ```
+    OfflineFixedStep {
+        /// As [`OfflineOutput::keep_samples`].
+        keep_samples: bool,
+    },
 }
 
 /// The settings of [`AudioOutput::Offline`].
@@ -142,8 +159,32 @@ enum Kind {
     Offline {
         engine: SyncCell<Box<OfflineEngine>>,
         output: OfflineOutput,
-        paced: Option<f64>,
+        pace: Pace,
     },
+}
+
+/// What an offline backend's updates render.
+#[derive(Clone, Copy, Debug)]
+enum Pace {
+    /// `frames_per_update` each update.
+    Updates,
+    /// As much as the real clock advanced (a live output with no device);
+    /// the fraction of a frame owed.
+    Real { owed: f64 },
+    /// As much as the fixed clock advanced since `last` (its elapsed
+    /// seconds then); the fraction of a frame owed.
+    Fixed { owed: f64, last: f64 },
+}
+
+impl Pace {
+    /// Frames owed after `seconds` more, keeping the fraction.
+    fn due(owed: &mut f64, seconds: f64, rate: f64) -> usize {
+        // At most a second at once (an app that stalled).
+        let due = (*owed + seconds.max(0.0) * rate).min(rate);
+        let whole = due.floor();
+        *owed = due - whole;
+        whole as usize
+    }
 }
 
 impl Backend {
@@ -151,7 +192,7 @@ impl Backend {
         settings: EngineSettings,
         output: AudioOutput,
     ) -> Result<Backend, EngineError> {
-        let offline = |settings, output, paced| -> Result<Backend, EngineError> {
+        let offline = |settings, output, pace| -> Result<Backend, EngineError> {
             let engine = Box::new(OfflineEngine::new(settings)?);
             Ok(Backend {
                 controller: engine.controller(),
@@ -159,7 +200,7 @@ impl Backend {
                 kind: Kind::Offline {
                     engine: SyncCell::new(engine),
                     output,
-                    paced,
+                    pace,
                 },
             })
         };
@@ -179,16 +220,37 @@ impl Backend {
                         frames_per_update: 0,
                         keep_samples: false,
                     };
-                    offline(settings, output, Some(0.0))
+                    offline(settings, output, Pace::Real { owed: 0.0 })
                 }
             },
-            AudioOutput::Offline(output) => offline(settings, output, None),
+            AudioOutput::Offline(output) => offline(settings, output, Pace::Updates),
+            AudioOutput::OfflineFixedStep { keep_samples } => {
+                let output = OfflineOutput {
+                    frames_per_update: 0,
+                    keep_samples,
+                };
+                offline(
+                    settings,
+                    output,
+                    Pace::Fixed {
+                        owed: 0.0,
+                        last: 0.0,
+                    },
+                )
+            }
         }
     }
 
-    /// Renders on the schedule into [`RenderedAudio`] (offline, not paced).
+    /// Renders on the schedule into [`RenderedAudio`] (offline, not paced
+    /// by the real clock).
     pub(crate) fn renders_offline(&self) -> bool {
-        matches!(self.kind, Kind::Offline { paced: None, .. })
+        matches!(
+            self.kind,
+            Kind::Offline {
+                pace: Pace::Updates | Pace::Fixed { .. },
+                ..
+            }
+        )
     }
 
     pub(crate) fn drain_events(&mut self) -> Vec<Event> {
@@ -202,41 +264,50 @@ impl Backend {
         self.rate
     }
 
-    /// Seconds of audio one update renders offline, for emitters' velocity;
-    /// `None` live (the app's clock tells).
-    pub(crate) fn fixed_update_seconds(&self) -> Option<f32> {
-        match &self.kind {
-            Kind::Offline {
-                output,
-                paced: None,
-                ..
-            } => Some(output.frames_per_update as f32 / self.sample_rate() as f32),
-            _ => None,
+    /// Seconds of audio this update renders offline, for emitters'
+    /// velocity (`fixed_elapsed`: the fixed clock's elapsed seconds now);
+    /// `None` where the real clock tells.
+    pub(crate) fn update_seconds(&self, fixed_elapsed: Option<f64>) -> Option<f32> {
+        let Kind::Offline { output, pace, .. } = &self.kind else {
+            return None;
+        };
+        match *pace {
+            Pace::Updates => Some(output.frames_per_update as f32 / self.rate as f32),
+            Pace::Fixed { last, .. } => {
+                Some((fixed_elapsed.unwrap_or(last) - last).max(0.0) as f32)
+            }
+            Pace::Real { .. } => None,
         }
     }
 
-    /// Renders what this update owes: the fixed count offline, or the
-    /// clock's `elapsed` seconds when paced.
-    pub(crate) fn render(&mut self, elapsed: f64, audio: Option<&mut RenderedAudio>) {
+    /// Renders what this update owes: the fixed count, the real clock's
+    /// `real_elapsed` seconds (paced), or what the fixed clock advanced to
+    /// `fixed_elapsed` (its elapsed seconds) since the last update.
+    pub(crate) fn render(
+        &mut self,
+        real_elapsed: f64,
+        fixed_elapsed: Option<f64>,
+        audio: Option<&mut RenderedAudio>,
+    ) {
         let Kind::Offline {
             engine,
             output,
-            paced,
+            pace,
         } = &mut self.kind
         else {
             return;
         };
         let engine = engine.get();
         let rate = f64::from(engine.sample_rate());
-        let frames = match paced {
-            Some(owed) => {
-                // At most a second at once (an app that stalled).
-                let due = (*owed + elapsed * rate).min(rate);
-                let whole = due.floor();
-                *owed = due - whole;
-                whole as usize
+        let frames = match pace {
+            Pace::Updates => output.frames_per_update,
+            Pace::Real { owed } => Pace::due(owed, real_elapsed, rate),
+            Pace::Fixed { owed, last } => {
+                let now = fixed_elapsed.unwrap_or(*last);
+                let seconds = now - *last;
+                *last = now;
+                Pace::due(owed, seconds, rate)
             }
-            None => output.frames_per_update,
         };
         let block = engine.render(frames);
         if let Some(audio) = audio {

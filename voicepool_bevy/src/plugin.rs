@@ -6,7 +6,7 @@ use bevy_app::{App, Plugin, PostUpdate};
 use bevy_asset::io::file::FileAssetReader;
 use bevy_asset::{AssetApp, AssetPlugin, Assets};
 use bevy_ecs::prelude::*;
-use bevy_time::{Real, Time};
+use bevy_time::{Fixed, Real, Time};
 use bevy_transform::TransformSystems;
 use voicepool::{BusSettings, Effect, EngineSettings, GroupSettings};
 
@@ -161,6 +161,18 @@ impl VoicepoolPlugin {
     /// ```
     pub fn offline(mut self, output: OfflineOutput) -> Self {
         self.output = AudioOutput::Offline(output);
+        self
+    }
+
+    /// Sends the mix to `output` (see [`AudioOutput`]).
+    ///
+    /// ```
+    /// use voicepool_bevy::{AudioOutput, VoicepoolPlugin};
+    /// let plugin = VoicepoolPlugin::default().output(AudioOutput::Live);
+    /// # let _ = plugin;
+    /// ```
+    pub fn output(mut self, output: AudioOutput) -> Self {
+        self.output = output;
         self
     }
 
@@ -347,11 +359,13 @@ fn render(
     mut engine: ResMut<VoicepoolEngine>,
     audio: Option<ResMut<RenderedAudio>>,
     time: Option<Res<Time<Real>>>,
+    fixed: Option<Res<Time<Fixed>>>,
 ) {
     let elapsed = time.map_or(0.0, |t| t.delta_secs_f64());
+    let fixed = fixed.map(|t| t.elapsed_secs_f64());
     engine
         .backend
-        .render(elapsed, audio.map(|a| a.into_inner()));
+        .render(elapsed, fixed, audio.map(|a| a.into_inner()));
 }
 
 impl From<OfflineOutput> for AudioOutput {

@@ -4,7 +4,7 @@
 use bevy_ecs::prelude::*;
 use bevy_math::Vec3;
 use bevy_reflect::prelude::*;
-use bevy_time::{Real, Time};
+use bevy_time::{Fixed, Real, Time};
 use bevy_transform::components::GlobalTransform;
 use voicepool::Listener;
 
@@ -80,10 +80,14 @@ pub(crate) struct ListenerState {
 /// The seconds one update covers: the rendered frames offline (so that
 /// offline renders do not depend on the machine's clock), the app's real
 /// clock otherwise.
-fn update_seconds(engine: &VoicepoolEngine, time: Option<&Time<Real>>) -> f32 {
+fn update_seconds(
+    engine: &VoicepoolEngine,
+    time: Option<&Time<Real>>,
+    fixed: Option<&Time<Fixed>>,
+) -> f32 {
     engine
         .backend
-        .fixed_update_seconds()
+        .update_seconds(fixed.map(|t| t.elapsed_secs_f64()))
         .or_else(|| time.map(|t| t.delta_secs()))
         .unwrap_or(0.0)
 }
@@ -125,6 +129,7 @@ fn mint(v: Vec3) -> [f32; 3] {
 pub(crate) fn move_emitters(
     engine: Res<VoicepoolEngine>,
     time: Option<Res<Time<Real>>>,
+    fixed: Option<Res<Time<Fixed>>>,
     mut emitters: Query<(
         &PlayingVoice,
         &GlobalTransform,
@@ -132,7 +137,7 @@ pub(crate) fn move_emitters(
         Option<&SoundVelocity>,
     )>,
 ) {
-    let seconds = update_seconds(&engine, time.as_deref());
+    let seconds = update_seconds(&engine, time.as_deref(), fixed.as_deref());
     for (voice, transform, mut emitter, given) in &mut emitters {
         let at = transform.translation();
         if !at.is_finite() {
@@ -151,13 +156,14 @@ pub(crate) fn move_emitters(
 pub(crate) fn move_listener(
     engine: Res<VoicepoolEngine>,
     time: Option<Res<Time<Real>>>,
+    fixed: Option<Res<Time<Fixed>>>,
     mut state: ResMut<ListenerState>,
     listeners: Query<(&GlobalTransform, Option<&SoundVelocity>), With<SoundListener>>,
 ) {
     let Some((transform, given)) = listeners.iter().next() else {
         return;
     };
-    let seconds = update_seconds(&engine, time.as_deref());
+    let seconds = update_seconds(&engine, time.as_deref(), fixed.as_deref());
     let at = transform.translation();
     if !at.is_finite() {
         return;

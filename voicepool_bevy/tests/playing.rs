@@ -623,3 +623,55 @@ fn a_cloned_plugin_makes_its_buses_in_every_app() {
         assert_eq!(made, [true, true, k == 0], "app {k}");
     }
 }
+
+#[test]
+fn a_fixed_step_output_keeps_time_with_the_fixed_clock() {
+    use bevy_app::{FixedUpdate, TaskPoolPlugin};
+    use bevy_asset::AssetPlugin;
+    use bevy_time::{Fixed, Time, TimePlugin, TimeUpdateStrategy};
+    use voicepool_bevy::{AudioOutput, RenderedAudio, SoundAsset, VoicepoolPlugin};
+
+    /// Fixed steps run so far.
+    #[derive(Resource, Default)]
+    struct Steps(u32);
+
+    let render = || {
+        let mut app = bevy_app::App::new();
+        app.add_plugins((
+            TaskPoolPlugin::default(),
+            TimePlugin,
+            AssetPlugin::default(),
+            VoicepoolPlugin::default().output(AudioOutput::OfflineFixedStep { keep_samples: true }),
+        ));
+        // 60 updates a second against 64 fixed steps a second: some updates
+        // run one step, some two, some none.
+        app.insert_resource(TimeUpdateStrategy::ManualDuration(
+            std::time::Duration::from_secs_f64(1.0 / 60.0),
+        ));
+        app.init_resource::<Steps>();
+        app.add_systems(FixedUpdate, |mut steps: ResMut<Steps>| steps.0 += 1);
+        app.finish();
+        app.cleanup();
+        let hum = app
+            .world_mut()
+            .resource_mut::<bevy_asset::Assets<SoundAsset>>()
+            .add(SoundAsset::from(tone(2.0, 0.5)));
+        app.world_mut().spawn(SoundPlayer::new(hum));
+        run(&mut app, 90);
+        let steps = app.world().resource::<Steps>().0;
+        let fixed = app.world().resource::<Time<Fixed>>().elapsed_secs_f64();
+        let samples = app.world().resource::<RenderedAudio>().samples.clone();
+        (steps, fixed, samples)
+    };
+    let (steps, fixed, samples) = render();
+    // 64 Hz at 48 kHz: 750 frames a step, every step rendered.
+    assert!(steps > 80, "{steps} fixed steps");
+    assert_eq!(
+        samples.len() / 2,
+        steps as usize * 750,
+        "fixed clock at {fixed} s"
+    );
+    assert!(samples.iter().any(|&s| s.abs() > 0.2));
+    // The same app renders the same samples.
+    assert_eq!(render().2, samples);
+}
