@@ -84,7 +84,8 @@ impl Default for OfflineOutput {
 /// What the offline output rendered, interleaved stereo at
 /// [`RenderedAudio::sample_rate`]: every update's frames appended (or only
 /// the last update's, see [`OfflineOutput::keep_samples`]). Present with
-/// [`AudioOutput::Offline`] only.
+/// [`AudioOutput::Offline`] and [`AudioOutput::OfflineFixedStep`] (not
+/// with a live output, nor its silent fallback).
 ///
 /// ```
 /// use voicepool_bevy::RenderedAudio;

@@ -335,6 +335,12 @@ impl Plugin for VoicepoolPlugin {
              DefaultPlugins, or AssetPlugin (with TaskPoolPlugin) next to it"
         );
         register_assets(app);
+        if !app.is_plugin_added::<bevy_transform::TransformPlugin>() {
+            log::warn!(
+                "voicepool_bevy: no TransformPlugin, so no GlobalTransform is updated and \
+                 emitters and the listener are not placed: add TransformPlugin (DefaultPlugins has it)"
+            );
+        }
     }
 }
 
