@@ -267,16 +267,10 @@ pub enum SoundError {
 /// The formats [`crate::Sound::from_file`] reads, as error messages name them.
 pub const SUPPORTED_FORMATS: &str = "WAV, OGG Vorbis, FLAC or MP3";
 
-impl SoundError {
-    /// The file (or `<samples>` / `<bytes>` placeholder) the error is about.
-    ///
-    /// ```
-    /// use voicepool::Sound;
-    /// let err = Sound::from_samples(2, 48_000, vec![0.0; 3]).unwrap_err(); // 1.5 stereo frames
-    /// assert_eq!(err.path().to_str(), Some("<samples>"));
-    /// ```
-    pub fn path(&self) -> &Path {
-        match self {
+/// The `path` field of whichever variant `$e` is (every one has one).
+macro_rules! every_path {
+    ($e:expr) => {
+        match $e {
             SoundError::Io { path, .. }
             | SoundError::NotWav { path, .. }
             | SoundError::Truncated { path, .. }
@@ -290,6 +284,19 @@ impl SoundError {
             | SoundError::Malformed { path, .. }
             | SoundError::Changed { path, .. } => path,
         }
+    };
+}
+
+impl SoundError {
+    /// The file (or `<samples>` / `<bytes>` placeholder) the error is about.
+    ///
+    /// ```
+    /// use voicepool::Sound;
+    /// let err = Sound::from_samples(2, 48_000, vec![0.0; 3]).unwrap_err(); // 1.5 stereo frames
+    /// assert_eq!(err.path().to_str(), Some("<samples>"));
+    /// ```
+    pub fn path(&self) -> &Path {
+        every_path!(self)
     }
 
     /// The same error, about `path`: for data decoded from memory
@@ -308,20 +315,7 @@ impl SoundError {
     }
 
     fn path_mut(&mut self) -> &mut PathBuf {
-        match self {
-            SoundError::Io { path, .. }
-            | SoundError::NotWav { path, .. }
-            | SoundError::Truncated { path, .. }
-            | SoundError::Unsupported { path, .. }
-            | SoundError::BadSampleRate { path, .. }
-            | SoundError::Empty { path }
-            | SoundError::NonFiniteSample { path, .. }
-            | SoundError::PartialFrame { path, .. }
-            | SoundError::TooLong { path, .. }
-            | SoundError::UnknownFormat { path, .. }
-            | SoundError::Malformed { path, .. }
-            | SoundError::Changed { path, .. } => path,
-        }
+        every_path!(self)
     }
 }
 
