@@ -142,6 +142,118 @@ fn an_overflow_in_the_bus_tree_costs_at_most_the_block_it_happened_in() {
 }
 
 #[test]
+fn a_sum_past_f32_s_reach_costs_its_block_and_the_buses_under_it_come_back() {
+    // A game's effect puts out 9e29 (under the ceiling an effect may
+    // output) for one block; two loud buses above it multiply that past
+    // what a sum may hold on its way to a root with a low-pass or a
+    // reverb. A tone played on the root itself must sound again after.
+    let roots: [fn() -> Effect; 2] = [
+        || Effect::LowPass { cutoff_hz: 2_000.0 },
+        || Effect::Reverb {
+            room: 0.5,
+            damping: 0.5,
+            wet: 0.5,
+        },
+    ];
+    for root_effect in roots {
+        let mut e = OfflineEngine::new(EngineSettings::default()).unwrap();
+        let root = e
+            .create_bus_with(BusSettings {
+                effects: vec![root_effect()],
+                ..Default::default()
+            })
+            .unwrap();
+        let middle = e
+            .create_bus_with(BusSettings {
+                output: Some(root),
+                volume: 4.0,
+                ..Default::default()
+            })
+            .unwrap();
+        let loud = e
+            .create_bus_with(BusSettings {
+                output: Some(middle),
+                volume: 4.0,
+                effects: vec![Effect::Custom(Box::new(Huge { block: 0, at: 5 }))],
+                ..Default::default()
+            })
+            .unwrap();
+        // (Quiet on the loud bus: 16 times louder by the root.)
+        e.play(
+            &sine(300.0, 1.0, RATE, 0.01),
+            PlayParams::default().looping(true).bus(loud),
+        )
+        .unwrap();
+        e.play(
+            &sine(500.0, 1.0, RATE, 0.2),
+            PlayParams::default().looping(true).bus(root),
+        )
+        .unwrap();
+        let blocks: Vec<Vec<f32>> = (0..100).map(|_| e.render(480).to_vec()).collect();
+        // Every block is finite and under full scale but the bad one...
+        let loud_blocks = blocks.iter().filter(|b| peak(b) > 0.95).count();
+        assert!(loud_blocks <= 1, "{loud_blocks} blocks at full scale");
+        // ...and the root's own tone is back right after it.
+        for (k, b) in blocks.iter().enumerate().skip(8) {
+            assert!(rms(b) > 0.05, "block {k} silent: {}", rms(b));
+        }
+    }
+}
+
+/// Puts out 9e29 (a finite value under the ceiling an effect may output)
+/// in block `at`, passes its input through otherwise.
+struct Huge {
+    block: u32,
+    at: u32,
+}
+
+impl CustomEffect for Huge {
+    fn process(&mut self, left: &mut [f32], right: &mut [f32]) {
+        if self.block == self.at {
+            left.fill(9e29);
+            right.fill(9e29);
+        }
+        self.block += 1;
+    }
+}
+
+/// A game's effect whose `is_idle` panics.
+struct BadIdle;
+
+impl CustomEffect for BadIdle {
+    fn process(&mut self, _: &mut [f32], _: &mut [f32]) {}
+    fn is_idle(&self) -> bool {
+        panic!("a bug in is_idle (on purpose)")
+    }
+}
+
+#[test]
+fn a_panic_in_is_idle_is_reported_too() {
+    let mut e = OfflineEngine::new(EngineSettings::default()).unwrap();
+    let bus = e
+        .create_bus_with(BusSettings {
+            effects: vec![Effect::Custom(Box::new(BadIdle))],
+            ..Default::default()
+        })
+        .unwrap();
+    for _ in 0..3 {
+        render_unchecked(&mut e, 480);
+    }
+    let faults: Vec<Event> = e
+        .drain_events()
+        .filter(|ev| matches!(ev, Event::EffectFault { .. }))
+        .collect();
+    assert_eq!(
+        faults,
+        [Event::EffectFault {
+            bus,
+            effect: 0,
+            fault: EffectFault::Panicked
+        }]
+    );
+}
+
+#[test]
 fn a_chain_too_loud_for_f32_comes_back_once_its_volumes_are_sane() {
     let mut e = OfflineEngine::new(EngineSettings {
         buses: 80,

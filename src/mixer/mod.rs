@@ -502,20 +502,17 @@ impl Mixer {
     }
 
     /// The most source frames any streamed play may read per output frame
-    /// in the next block: its step now, times the largest doppler shift
-    /// for a positioned one (its motion is heard only as the block
-    /// starts). 0 with no streamed play. (An offline engine renders in
-    /// pieces short enough that no ring runs dry.)
+    /// in the next block: its step now, or, for a positioned one whose
+    /// place or listener moved since it was last heard (heard again as the
+    /// block starts), the step its pitch could reach with any doppler
+    /// shift. 0 with no streamed play. (An offline engine renders in pieces
+    /// short enough that no ring runs dry.)
     pub(crate) fn stream_demand(&mut self) -> f64 {
         let mut most = 0.0f64;
+        let space = &self.space;
         self.pool.each_live(|who, v| {
             if v.stream_slot().is_some() {
-                let doppler = if who.emitter == crate::voices::NO_EMITTER {
-                    1.0
-                } else {
-                    f64::from(crate::space::MAX_DOPPLER_SHIFT)
-                };
-                most = most.max(v.source_step() * doppler);
+                most = most.max(space.step_bound(who.emitter, v.source_step()));
             }
         });
         self.tails.for_each(|v| {

@@ -22,7 +22,7 @@ use ringbuf::traits::Producer;
 use crate::command::{EmitterTable, ValidParams};
 use crate::params::{MAX_PITCH, MIN_PITCH};
 use crate::render::voice::Voice;
-use crate::space::{hear, length, sub, Emitter, ValidListener, Vec3};
+use crate::space::{hear, length, sub, Emitter, ValidListener, Vec3, MAX_DOPPLER_SHIFT};
 use crate::voices::audibility::{Ahead, HORIZONS};
 use crate::voices::{Identity, NO_EMITTER};
 
@@ -73,6 +73,22 @@ impl Space {
         self.table
             .as_ref()
             .map_or(0, |t| std::mem::size_of_val(&*t.records))
+    }
+
+    /// The most source frames per output frame the voice at cell `e`,
+    /// stepping `step` now, may step in the next block: `step`, unless a
+    /// move waits to be heard (the listener's or its own), which may
+    /// change its doppler shift to anything its settings allow.
+    pub(super) fn step_bound(&self, e: u32, step: f64) -> f64 {
+        let Some(x) = self.record(e) else {
+            return step;
+        };
+        if !(self.listener_moved || self.moved(e)) || x.at.spatial.doppler <= 0.0 {
+            return step;
+        }
+        let (_, _, applied) = x.applied();
+        let most = (x.pitch * MAX_DOPPLER_SHIFT).clamp(MIN_PITCH, MAX_PITCH);
+        step * f64::from(most / applied.max(MIN_PITCH)).max(1.0)
     }
 
     /// Positioned plays now.

@@ -220,11 +220,13 @@ impl Mixer {
         let now = self.frame;
         let who = self.virtuals.who(i);
         let (ahead, send) = (self.space.ahead_of(&who), who.send);
-        let buses = &self.buses;
+        let (buses, space) = (&self.buses, &mut self.space);
         let Some((v, clock)) = self.virtuals.get_mut(i) else {
             return;
         };
         let ended = Self::catch_up(buses, v, clock, now).is_some();
+        // A fade a move cut short goes on first (as for a real voice).
+        space.settle(who.emitter, v);
         f(v);
         if ended || v.is_stopping() {
             // A stop ends it at this block's start; a one-shot whose end

@@ -232,10 +232,14 @@ impl Buses {
             return;
         };
         let effects_ring = bus.setup.as_mut().is_some_and(|s| {
-            s.effects
+            let ringing = s
+                .effects
                 .iter()
                 .zip(s.health.iter_mut())
-                .any(|(e, h)| !guard::is_idle(e.as_ref(), h))
+                .any(|(e, h)| !guard::is_idle(e.as_ref(), h));
+            // (`is_idle` may have panicked: reported like any fault.)
+            self.faults |= s.health.iter().any(|h| h.pending != 0);
+            ringing
         });
         let bus = &self.buses[b];
         // How loud its ducker was (this chunk if it ran already, else the

@@ -98,24 +98,6 @@ impl Voice {
         self.retarget(ramp);
     }
 
-    /// Heads for the volume, pan and pitch a positioned voice is heard at
-    /// (see `mixer::space`): gains over `ramp` frames (never shortening a
-    /// fade in progress), pitch from the next frame on.
-    pub(crate) fn set_spatial(
-        &mut self,
-        volume: f32,
-        pan: f32,
-        pitch: f32,
-        ramp: u32,
-        out_rate: u32,
-    ) {
-        self.volume = volume;
-        self.pan = pan;
-        // In `f32`: this runs for every moving voice every block.
-        self.head_for(pan_gains_f32(volume, pan, self.sound.channels), ramp);
-        self.set_pitch(pitch, out_rate);
-    }
-
     /// A positioned voice heard anew at the start of a block of `block`
     /// frames: `fade_to` is the play's own volume (where a fade in
     /// progress is heading), `was` and `gain` the distance gains it was
@@ -126,7 +108,8 @@ impl Voice {
     /// the gains head for where the fade will be at the block's end, heard
     /// from the new place, and the rest of the fade is returned, to run
     /// on from there ([`Voice::continue_fade`]) so that it keeps its end
-    /// time. Without a longer fade, as [`Voice::set_spatial`]; returns 0.
+    /// time. Otherwise one ramp to the new gains over what is left (at
+    /// least the block); returns 0.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn respatialize(
         &mut self,
@@ -140,23 +123,32 @@ impl Voice {
         out_rate: u32,
     ) -> u32 {
         let left = self.ramp_left.saturating_add(rest);
-        if self.phase != Phase::Playing || self.delay > 0 || left <= block {
-            // (Waiting for its start, a fade-in has not begun: it runs
-            // whole toward the new gains.)
-            self.set_spatial(fade_to * gain, pan, pitch, block, out_rate);
-            return 0;
-        }
-        // The fade's level now: the gains over what the old place made of
-        // them, on the louder side (a place silent by distance tells
-        // nothing: the fade is taken as done).
         let channels = self.sound.channels;
+        // The old place's gains: the fade's level now is the gains over
+        // them, on the louder side.
         let heard = pan_gains_f32(was, self.pan, channels);
         let c = usize::from(heard[1] > heard[0]);
-        let now = if heard[c] > 0.0 {
-            self.gain[c] / heard[c]
-        } else {
-            fade_to
-        };
+        if self.phase != Phase::Playing
+            || self.delay > 0
+            || block == 0
+            || left <= block
+            || heard[c] <= 0.0
+        {
+            // One ramp to the new gains over all that is left: no fade
+            // longer than the block; or waiting for its start (a fade-in
+            // has not begun); or heard at once (a virtual voice, block 0:
+            // its fade goes on as it keeps time); or the old place was
+            // silent by distance (it tells nothing of the fade's level).
+            self.volume = fade_to * gain;
+            self.pan = pan;
+            if self.phase == Phase::Playing {
+                let target = pan_gains_f32(self.volume, pan, channels);
+                self.ramp_to(target, left.max(block));
+            }
+            self.set_pitch(pitch, out_rate);
+            return 0;
+        }
+        let now = self.gain[c] / heard[c];
         let then = now + (fade_to - now) * (block as f32 / left as f32);
         self.volume = fade_to * gain;
         self.pan = pan;
