@@ -124,16 +124,17 @@ impl Voice {
     ) -> u32 {
         let left = self.ramp_left.saturating_add(rest);
         let channels = self.sound.channels;
-        // The old place's gains: the fade's level now is the gains over
-        // them, on the louder side.
-        let heard = pan_gains_f32(was, self.pan, channels);
+        let plain = self.phase != Phase::Playing || self.delay > 0 || block == 0 || left <= block;
+        // The old place's gains (only for a fade to cut: this runs for
+        // every moving voice every block): the fade's level now is the
+        // gains over them, on the louder side.
+        let heard = if plain {
+            [0.0; 2]
+        } else {
+            pan_gains_f32(was, self.pan, channels)
+        };
         let c = usize::from(heard[1] > heard[0]);
-        if self.phase != Phase::Playing
-            || self.delay > 0
-            || block == 0
-            || left <= block
-            || heard[c] <= 0.0
-        {
+        if plain || heard[c] <= 0.0 {
             // One ramp to the new gains over all that is left: no fade
             // longer than the block; or waiting for its start (a fade-in
             // has not begun); or heard at once (a virtual voice, block 0:
