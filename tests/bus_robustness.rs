@@ -70,150 +70,105 @@ fn a_cutoff_glide_to_the_top_of_the_range_stays_stable_at_every_rate() {
     }
 }
 
-/// Outputs `f32::MAX` (finite: it keeps the trait's contract) in the
-/// blocks from `from` to `to`, passes its input through otherwise.
-struct Loudest {
-    block: u32,
-    from: u32,
-    to: u32,
-}
-
-impl CustomEffect for Loudest {
-    fn process(&mut self, left: &mut [f32], right: &mut [f32]) {
-        if (self.from..self.to).contains(&self.block) {
-            left.fill(f32::MAX);
-            right.fill(f32::MAX);
-        }
-        self.block += 1;
-    }
-}
-
-#[test]
-fn an_overflow_in_the_bus_tree_costs_at_most_the_block_it_happened_in() {
-    // (the effect on the root bus: a low-pass or a reverb)
-    let roots: [fn() -> Effect; 2] = [
-        || Effect::LowPass { cutoff_hz: 2_000.0 },
-        || Effect::Reverb {
-            room: 0.5,
-            damping: 0.5,
-            wet: 0.5,
-        },
-    ];
-    for root_effect in roots {
-        let mut e = OfflineEngine::new(EngineSettings::default()).unwrap();
-        let root = e
-            .create_bus_with(BusSettings {
-                effects: vec![root_effect()],
-                ..Default::default()
-            })
-            .unwrap();
-        let loud = e
-            .create_bus_with(BusSettings {
-                output: Some(root),
-                volume: 4.0,
-                effects: vec![Effect::Custom(Box::new(Loudest {
-                    block: 0,
-                    from: 5,
-                    to: 6,
-                }))],
-                ..Default::default()
-            })
-            .unwrap();
-        // A tone through the broken chain and a plain tone on the master.
-        e.play(
-            &sine(300.0, 1.0, RATE, 0.2),
-            PlayParams::default().looping(true).bus(loud),
-        )
-        .unwrap();
-        e.play(
-            &sine(500.0, 1.0, RATE, 0.2),
-            PlayParams::default().looping(true),
-        )
-        .unwrap();
-        let blocks: Vec<f64> = (0..300).map(|_| rms(e.render(480))).collect();
-        let silent: Vec<usize> = (0..300).filter(|&k| blocks[k] < 0.05).collect();
-        assert!(
-            silent.len() <= 1,
-            "{} silent blocks: {:?}",
-            silent.len(),
-            &silent[..silent.len().min(10)]
-        );
-    }
-}
-
-#[test]
-fn a_sum_past_f32_s_reach_costs_its_block_and_the_buses_under_it_come_back() {
-    // A game's effect puts out 9e29 (under the ceiling an effect may
-    // output) for one block; two loud buses above it multiply that past
-    // what a sum may hold on its way to a root with a low-pass or a
-    // reverb. A tone played on the root itself must sound again after.
-    let roots: [fn() -> Effect; 2] = [
-        || Effect::LowPass { cutoff_hz: 2_000.0 },
-        || Effect::Reverb {
-            room: 0.5,
-            damping: 0.5,
-            wet: 0.5,
-        },
-    ];
-    for root_effect in roots {
-        let mut e = OfflineEngine::new(EngineSettings::default()).unwrap();
-        let root = e
-            .create_bus_with(BusSettings {
-                effects: vec![root_effect()],
-                ..Default::default()
-            })
-            .unwrap();
-        let middle = e
-            .create_bus_with(BusSettings {
-                output: Some(root),
-                volume: 4.0,
-                ..Default::default()
-            })
-            .unwrap();
-        let loud = e
-            .create_bus_with(BusSettings {
-                output: Some(middle),
-                volume: 4.0,
-                effects: vec![Effect::Custom(Box::new(Huge { block: 0, at: 5 }))],
-                ..Default::default()
-            })
-            .unwrap();
-        // (Quiet on the loud bus: 16 times louder by the root.)
-        e.play(
-            &sine(300.0, 1.0, RATE, 0.01),
-            PlayParams::default().looping(true).bus(loud),
-        )
-        .unwrap();
-        e.play(
-            &sine(500.0, 1.0, RATE, 0.2),
-            PlayParams::default().looping(true).bus(root),
-        )
-        .unwrap();
-        let blocks: Vec<Vec<f32>> = (0..100).map(|_| e.render(480).to_vec()).collect();
-        // Every block is finite and under full scale but the bad one...
-        let loud_blocks = blocks.iter().filter(|b| peak(b) > 0.95).count();
-        assert!(loud_blocks <= 1, "{loud_blocks} blocks at full scale");
-        // ...and the root's own tone is back right after it.
-        for (k, b) in blocks.iter().enumerate().skip(8) {
-            assert!(rms(b) > 0.05, "block {k} silent: {}", rms(b));
-        }
-    }
-}
-
-/// Puts out 9e29 (a finite value under the ceiling an effect may output)
-/// in block `at`, passes its input through otherwise.
-struct Huge {
+/// Puts out `value` (finite: it keeps the trait's contract) in block
+/// `at`, passes its input through otherwise.
+struct Loud {
+    value: f32,
     block: u32,
     at: u32,
 }
 
-impl CustomEffect for Huge {
+impl CustomEffect for Loud {
     fn process(&mut self, left: &mut [f32], right: &mut [f32]) {
         if self.block == self.at {
-            left.fill(9e29);
-            right.fill(9e29);
+            left.fill(self.value);
+            right.fill(self.value);
         }
         self.block += 1;
+    }
+}
+
+/// The amplitude of the `hz` component of a block's left channel.
+fn amplitude(block: &[f32], hz: f64) -> f64 {
+    let left: Vec<f64> = block.chunks(2).map(|f| f64::from(f[0])).collect();
+    let w = std::f64::consts::TAU * hz / f64::from(RATE);
+    let (c, s) = left.iter().enumerate().fold((0.0, 0.0), |(c, s), (i, &x)| {
+        (c + x * (w * i as f64).cos(), s + x * (w * i as f64).sin())
+    });
+    2.0 * (c * c + s * s).sqrt() / left.len() as f64
+}
+
+#[test]
+fn an_overflow_in_the_bus_tree_costs_at_most_the_block_it_happened_in() {
+    // (what a game's effect puts out for one block, how many buses at
+    // volume 4 lie between it and the root): `f32::MAX` is past what an
+    // effect may put out (silenced at the effect, reported); 9e29 is not,
+    // but two buses at 4 make a sum past what the tree lets through.
+    let cases = [(f32::MAX, 0), (9e29, 1)];
+    let roots: [fn() -> Effect; 2] = [
+        || Effect::LowPass { cutoff_hz: 2_000.0 },
+        || Effect::Reverb {
+            room: 0.5,
+            damping: 0.5,
+            wet: 0.5,
+        },
+    ];
+    for (value, between) in cases {
+        for root_effect in roots {
+            let mut e = OfflineEngine::new(EngineSettings::default()).unwrap();
+            let root = e
+                .create_bus_with(BusSettings {
+                    effects: vec![root_effect()],
+                    ..Default::default()
+                })
+                .unwrap();
+            let mut above = root;
+            for _ in 0..between {
+                above = e
+                    .create_bus_with(BusSettings {
+                        output: Some(above),
+                        volume: 4.0,
+                        ..Default::default()
+                    })
+                    .unwrap();
+            }
+            let loud = e
+                .create_bus_with(BusSettings {
+                    output: Some(above),
+                    volume: 4.0,
+                    effects: vec![Effect::Custom(Box::new(Loud {
+                        value,
+                        block: 0,
+                        at: 5,
+                    }))],
+                    ..Default::default()
+                })
+                .unwrap();
+            // A quiet tone through the loud buses (up to 16 times louder
+            // at the root), a tone on the root itself, one on the master.
+            for (hz, bus) in [(300.0, loud), (500.0, root), (700.0, e.master_bus())] {
+                e.play(
+                    &sine(hz, 1.0, RATE, 0.01),
+                    PlayParams::default().looping(true).bus(bus),
+                )
+                .unwrap();
+            }
+            let blocks: Vec<Vec<f32>> = (0..300).map(|_| e.render(480).to_vec()).collect();
+            let what = format!("{value:e} through {between} buses");
+            let loud_blocks = blocks.iter().filter(|b| peak(b) > 0.95).count();
+            assert!(
+                loud_blocks <= 1,
+                "{what}: {loud_blocks} blocks at full scale"
+            );
+            // Once the piece is past, the root's own tone and the master's
+            // sound in every block.
+            for (k, b) in blocks.iter().enumerate().skip(8) {
+                for hz in [500.0, 700.0] {
+                    let a = amplitude(b, hz);
+                    assert!(a > 0.002, "{what}: block {k}, {hz} Hz at {a}");
+                }
+            }
+        }
     }
 }
 
