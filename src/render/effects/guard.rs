@@ -72,27 +72,14 @@ pub(crate) fn process(
     l: &mut [f32],
     r: &mut [f32],
 ) -> bool {
-    if health.dead {
-        l.fill(0.0);
-        r.fill(0.0);
-        return false;
-    }
     if !health.custom {
         // The built-in ones keep the contract, and heal themselves from a
         // piece too loud for `f32` (that piece is lost).
         effect.process(l, r);
         return false;
     }
-    let before = alloc_check::watch();
-    let ran = catch_unwind(AssertUnwindSafe(|| effect.process(l, r)));
-    if let Err(payload) = ran {
-        // (Kept, not freed here: a few bytes, once per effect.)
-        std::mem::forget(payload);
-        health.dead = true;
-        health.note(EffectFault::Panicked);
-    } else if before.is_some_and(|n| alloc_check::allocations() != n) {
-        health.note(EffectFault::Allocated);
-    }
+    // (A dead effect is not called: its piece is silence, below.)
+    guarded(health, (), || effect.process(l, r));
     if health.dead || !sane(l, r) {
         if !health.dead {
             health.note(EffectFault::NotFinite);
@@ -103,8 +90,10 @@ pub(crate) fn process(
     health.pending != 0
 }
 
-/// Calls one of a game's effect's other methods under the same guard;
-/// `dead` when it panicked (or had before).
+/// Calls `f` (one of a game's effect's methods) caught and watched: a
+/// panic switches the effect off (its payload kept, not freed here: a few
+/// bytes, once per effect), an allocation is noted; `dead` when it
+/// panicked (or had before). A built-in effect's call runs as it is.
 fn guarded<T>(health: &mut EffectHealth, dead: T, f: impl FnOnce() -> T) -> T {
     if health.dead {
         return dead;
