@@ -436,3 +436,48 @@ fn an_allocating_effect_is_reported_once_naming_its_bus_when_checked() {
         assert!(rms(&render_unchecked(&mut e, 480)) > 0.1);
     }
 }
+
+/// Puts NaN into the left channel only, every block.
+struct LeftNan;
+
+impl CustomEffect for LeftNan {
+    fn process(&mut self, left: &mut [f32], _: &mut [f32]) {
+        left[0] = f32::NAN;
+    }
+}
+
+#[test]
+fn nan_in_one_channel_only_is_caught_and_reported() {
+    let mut e = OfflineEngine::new(EngineSettings::default()).unwrap();
+    let bus = e
+        .create_bus_with(BusSettings {
+            effects: vec![
+                Effect::Custom(Box::new(LeftNan)),
+                Effect::LowPass { cutoff_hz: 2_000.0 },
+            ],
+            ..Default::default()
+        })
+        .unwrap();
+    e.play(
+        &sine(200.0, 1.0, RATE, 0.3),
+        PlayParams::default().looping(true).bus(bus),
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    for _ in 0..10 {
+        out.extend_from_slice(e.render(480));
+    }
+    assert!(out.iter().all(|s| s.is_finite()));
+    let faults: Vec<Event> = e
+        .drain_events()
+        .filter(|ev| matches!(ev, Event::EffectFault { .. }))
+        .collect();
+    assert_eq!(
+        faults,
+        [Event::EffectFault {
+            bus,
+            effect: 0,
+            fault: EffectFault::NotFinite
+        }]
+    );
+}

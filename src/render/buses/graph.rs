@@ -303,7 +303,7 @@ impl Buses {
             Some(g) => {
                 let g = g * d0;
                 if self.metering || ducks {
-                    peak = g.abs() * super::peak(l).max(super::peak(r));
+                    peak = g.abs() * super::peak_of_both(l, r);
                 }
                 loudest = if watch {
                     add_scaled::<true>(pl, l, g).max(add_scaled::<true>(pr, r, g))

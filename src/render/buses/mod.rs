@@ -459,6 +459,14 @@ pub(crate) fn peak(x: &[f32]) -> f32 {
     f32::from_bits(lanes.into_iter().max().unwrap_or(0))
 }
 
+/// The largest magnitude in `l` and `r` together, a NaN anywhere counting
+/// as the largest (where `f32::max` would drop it).
+#[inline]
+pub(crate) fn peak_of_both(l: &[f32], r: &[f32]) -> f32 {
+    // (A magnitude's bits order as it does, a NaN's above all.)
+    f32::from_bits(peak(l).to_bits().max(peak(r).to_bits()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -468,6 +476,9 @@ mod tests {
         assert_eq!(peak(&[0.1, -0.7, 0.3, 1e-30]), 0.7);
         assert_eq!(peak(&[]), 0.0);
         assert_eq!(peak(&[-0.0, 0.0]), 0.0);
+        assert!(peak_of_both(&[f32::NAN], &[0.5]).is_nan());
+        assert!(peak_of_both(&[0.5], &[f32::NAN]).is_nan());
+        assert_eq!(peak_of_both(&[0.25], &[-0.5]), 0.5);
     }
 
     #[test]

@@ -16,7 +16,7 @@ use crate::alloc_check;
 use crate::command::EffectFault;
 use crate::effect::{CustomEffect, EffectHealth, EffectParam};
 
-use super::super::buses::peak;
+use super::super::buses::peak_of_both;
 
 /// The largest magnitude a bus passes on: above it a piece is taken for
 /// an overflow in the making (a sum of sane sounds never comes near).
@@ -60,8 +60,8 @@ impl EffectHealth {
 /// Whether every sample of both channels is finite and within [`CEILING`].
 #[inline]
 pub(crate) fn sane(l: &[f32], r: &[f32]) -> bool {
-    // (A NaN's magnitude orders above infinity's: `peak` finds it.)
-    peak(l).max(peak(r)) <= CEILING
+    // (A NaN compares false.)
+    peak_of_both(l, r) <= CEILING
 }
 
 /// Runs `effect` on one piece of its bus. Returns whether a fault waits

@@ -14,7 +14,7 @@
 //! [`Effect::Reverb`]: crate::Effect::Reverb
 
 use crate::effect::{CustomEffect, EffectParam};
-use crate::render::buses::peak;
+use crate::render::buses::peak_of_both;
 
 use super::guard::CEILING;
 use crate::render::ramp::Ramp;
@@ -187,7 +187,7 @@ impl CustomEffect for Reverb {
             self.decay();
         }
         self.damping.advance(n);
-        let loudest_in = peak(left).max(peak(right));
+        let loudest_in = peak_of_both(left, right);
         if loudest_in.is_nan() || loudest_in > CEILING {
             // Overflowed on its way here: lost, rather than fed to the
             // lines.
