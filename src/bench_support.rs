@@ -6,14 +6,14 @@
 use std::f32::consts::TAU;
 use std::sync::Arc;
 
-use crate::command::VoiceHandle;
-use crate::command::{EngineId, NO_GROUP};
+use crate::engine::params::PlayParams;
+use crate::engine::settings::EngineSettings;
 use crate::engine::Engine;
 use crate::mixer::Mixer;
 use crate::output::offline::OfflineEngine;
-use crate::params::PlayParams;
+use crate::protocol::VoiceHandle;
+use crate::protocol::{EngineId, NO_GROUP};
 use crate::render::voice::Voice;
-use crate::settings::EngineSettings;
 use crate::simd::Isa;
 use crate::sound::{Sound, SoundData};
 use crate::voices::free_list::{FreeList, Slot};
@@ -468,7 +468,7 @@ impl BenchPool {
             group: NO_GROUP,
             virtualize: false,
             emitter: crate::voices::NO_EMITTER,
-            send: crate::command::SendTo::NONE,
+            send: crate::protocol::SendTo::NONE,
         };
         let new = Newcomer {
             who,
@@ -511,7 +511,7 @@ impl PreparedPlay {
             id,
             sound: Arc::clone(&sound.data),
             params,
-            cell: crate::command::NO_EMITTER,
+            cell: crate::protocol::NO_EMITTER,
         }
     }
 

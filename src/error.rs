@@ -36,7 +36,7 @@ pub enum PlayError {
     QueueFull,
     /// A parameter was NaN or infinite, or a pitch was 0 or below (other
     /// finite out-of-range values are clamped instead; see
-    /// [`crate::params`]).
+    /// [`crate::PlayParams`]).
     InvalidParameter {
         /// Which parameter.
         name: &'static str,

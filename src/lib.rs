@@ -91,45 +91,54 @@
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 pub mod alloc_check;
+pub mod limits;
+
 #[cfg(feature = "hooks")]
 #[doc(hidden)]
 pub mod bench_support;
-pub mod command;
-mod device_name;
-pub mod effect;
+mod bus;
+#[doc(hidden)]
 pub mod engine;
+#[doc(hidden)]
 pub mod error;
+mod handle;
+#[doc(hidden)]
 pub mod mixer;
+#[doc(hidden)]
 pub mod output;
-pub mod params;
 mod prefault;
+mod protocol;
 mod render;
-pub mod settings;
 mod simd;
+#[doc(hidden)]
 pub mod sound;
+#[doc(hidden)]
 pub mod space;
-pub mod stats;
+mod stream;
 mod voices;
 
 #[cfg(feature = "rtsan-selftest")]
 #[doc(hidden)]
 pub mod rtsan_selftest;
 
-pub use command::{
-    BusHandle, EffectFault, Event, GroupHandle, StreamErrorKind, TimedEvent, VoiceHandle,
-};
-pub use device_name::{DeviceName, DEVICE_NAME_BYTES};
-pub use effect::{BusSettings, CustomEffect, Duck, Effect, EffectParam};
+mod compat;
+#[doc(hidden)]
+pub use compat::{command, effect, params, settings, stats};
+
+pub use bus::{BusSettings, CustomEffect, Duck, Effect, EffectParam};
+pub use engine::params::PlayParams;
+pub use engine::settings::{EngineSettings, GroupSettings};
 pub use engine::{Controller, Engine, VoiceInfo};
 pub use error::{EngineError, PlayError, RenderError, SoundError};
+pub use handle::{BusHandle, GroupHandle, VoiceHandle};
 pub use mixer::Mixer;
-pub use output::cpal::{AudioEngine, StreamInfo};
+pub use output::cpal::{AudioEngine, DeviceSampleFormat, StreamInfo};
+pub use output::device_name::DeviceName;
 pub use output::offline::{OfflineEngine, Recording, WavFormat};
-pub use params::PlayParams;
-pub use settings::{EngineSettings, GroupSettings, StealPolicy};
+pub use protocol::stats::{BusMeter, SlotView, Stats};
+pub use protocol::{EffectFault, Event, StealPolicy, StreamErrorKind, TimedEvent};
 pub use sound::Sound;
 pub use space::{DistanceModel, Listener, Spatial};
-pub use stats::{BusMeter, SlotView, Stats};
 
 /// The README's code examples, compiled and run as doc tests.
 #[cfg(doctest)]

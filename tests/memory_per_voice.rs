@@ -86,8 +86,11 @@ fn a_virtual_voice_costs_what_the_docs_and_memory_bytes_say() {
     // sound kept alive on the game side at most).
     assert!(first_play < 1_024, "{first_play}");
     // What the docs say a virtual voice costs.
-    let docs =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/settings.rs")).unwrap();
+    let docs = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/src/engine/settings.rs"
+    ))
+    .unwrap();
     let said = docs
         .split("About ")
         .nth(1)

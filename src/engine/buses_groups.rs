@@ -6,10 +6,10 @@
 use std::time::Duration;
 
 use super::{Controller, VoiceInfo};
-use crate::command::{BusHandle, Command, GroupHandle, ValidGroup, VoiceHandle, MASTER_BUS};
+use crate::engine::params::{fade_frames, valid_master_volume, valid_volume};
+use crate::engine::settings::GroupSettings;
 use crate::error::PlayError;
-use crate::params::{fade_frames, valid_master_volume, valid_volume};
-use crate::settings::GroupSettings;
+use crate::protocol::{BusHandle, Command, GroupHandle, ValidGroup, VoiceHandle, MASTER_BUS};
 
 impl Controller {
     /// Makes a group: at most `max_voices` of its members sound at once, a
@@ -103,8 +103,8 @@ impl Controller {
     /// A fade in progress turns toward the new target from where it is.
     /// Stealing counts a bus's volume in its voices' audibility (as it will
     /// be after the fade). NaN is rejected; out of range is clamped (0 to
-    /// [`crate::params::MAX_VOLUME`]; for the master bus, 0 to
-    /// [`crate::params::MAX_MASTER_VOLUME`]), as is a fade beyond 60 s. A
+    /// [`crate::engine::params::MAX_VOLUME`]; for the master bus, 0 to
+    /// [`crate::engine::params::MAX_MASTER_VOLUME`]), as is a fade beyond 60 s. A
     /// bus of another engine does nothing.
     ///
     /// ```

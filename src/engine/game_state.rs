@@ -12,43 +12,43 @@ use ringbuf::traits::Consumer;
 use ringbuf::HeapCons;
 
 use super::voice_info::{IdMap, PlayInfo, Retired};
-use crate::command::{EngineId, Event, TimedEvent, VoiceHandle};
+use crate::protocol::stats::Counters;
+use crate::protocol::{EngineId, Event, TimedEvent, VoiceHandle};
 use crate::sound::SoundData;
-use crate::stats::Counters;
 
 /// Guarded by a mutex that only game threads ever take.
-pub(super) struct GameState {
-    pub(super) events: HeapCons<TimedEvent>,
+pub(crate) struct GameState {
+    pub(crate) events: HeapCons<TimedEvent>,
     /// Events reported by a live output stream's error callback (a second
     /// single-producer queue: that callback may run on its own thread).
-    pub(super) stream_events: Option<HeapCons<TimedEvent>>,
+    pub(crate) stream_events: Option<HeapCons<TimedEvent>>,
     /// Events pumped out of the ring, waiting for `drain_events`.
-    pub(super) backlog: VecDeque<TimedEvent>,
-    pub(super) backlog_capacity: usize,
+    pub(crate) backlog: VecDeque<TimedEvent>,
+    pub(crate) backlog_capacity: usize,
     /// Ids played whose terminal event has not been seen yet, and what
     /// they play.
-    pub(super) live: IdMap<PlayInfo>,
+    pub(crate) live: IdMap<PlayInfo>,
     /// What the most recently ended plays played (for naming the voices in
     /// events already drained).
-    pub(super) retired: Retired,
+    pub(crate) retired: Retired,
     /// Plays with an id below this were made before the last `stop_all`:
     /// no longer playing for the game, whatever events are still to come.
-    pub(super) stopped_below: u64,
+    pub(crate) stopped_below: u64,
     /// Groups and buses created so far.
-    pub(super) groups_made: usize,
-    pub(super) buses_made: usize,
+    pub(crate) groups_made: usize,
+    pub(crate) buses_made: usize,
     /// Per bus made (bus 1 first), the kinds of its effects.
-    pub(super) bus_effects: Vec<Vec<super::bus_effects::EffectKind>>,
+    pub(crate) bus_effects: Vec<Vec<crate::bus::control::EffectKind>>,
     /// Per bus made (bus 1 first), the bus it feeds.
-    pub(super) bus_outputs: Vec<u16>,
+    pub(crate) bus_outputs: Vec<u16>,
     /// One reference to each sound that may be in flight, so the audio side
     /// never drops the last one.
-    pub(super) in_flight: Vec<Arc<SoundData>>,
-    pub(super) prune_at: usize,
+    pub(crate) in_flight: Vec<Arc<SoundData>>,
+    pub(crate) prune_at: usize,
     /// Stream slots and the loader.
-    pub(super) streams: super::streams::StreamSlots,
+    pub(crate) streams: crate::stream::control::StreamSlots,
     /// The emitter table's cells, once a positioned play was made.
-    pub(super) space: super::space::GameSpace,
+    pub(crate) space: crate::space::control::GameSpace,
 }
 
 impl GameState {
@@ -56,7 +56,7 @@ impl GameState {
     /// the mixer has been dropped, every play still live (sounding, or
     /// queued and never taken) gets its terminal `Ended` here, at the frame
     /// the mixer stopped: the audio side can no longer report it.
-    pub(super) fn pump(&mut self, engine: EngineId, counters: &Counters) {
+    pub(crate) fn pump(&mut self, engine: EngineId, counters: &Counters) {
         // Read the flag first: everything the mixer pushed before setting
         // it is then in the ring for the loop below.
         let gone = counters.mixer_gone();
@@ -91,18 +91,18 @@ impl GameState {
     }
 
     /// Whether play `id` is playing for the game: not over, not stopped.
-    pub(super) fn is_playing(&self, id: u64) -> bool {
+    pub(crate) fn is_playing(&self, id: u64) -> bool {
         id >= self.stopped_below && self.live.get(&id).is_some_and(|p| !p.stopping)
     }
 
     /// Play `id` is over: what it played moves to the retired list.
-    pub(super) fn retire(&mut self, id: u64) {
+    pub(crate) fn retire(&mut self, id: u64) {
         if let Some(info) = self.live.remove(&id) {
             self.retired.push(id, info);
         }
     }
 
-    pub(super) fn backlog_push(&mut self, ev: TimedEvent, counters: &Counters) {
+    pub(crate) fn backlog_push(&mut self, ev: TimedEvent, counters: &Counters) {
         if self.backlog.len() >= self.backlog_capacity {
             self.backlog.pop_front();
             Counters::bump(&counters.lost_events);
@@ -111,7 +111,7 @@ impl GameState {
     }
 
     /// Keeps `sound` alive on the game side; drops sounds no voice holds.
-    pub(super) fn keep(&mut self, sound: &Arc<SoundData>) {
+    pub(crate) fn keep(&mut self, sound: &Arc<SoundData>) {
         if !self.in_flight.iter().any(|s| Arc::ptr_eq(s, sound)) {
             self.in_flight.push(Arc::clone(sound));
         }
@@ -123,7 +123,7 @@ impl GameState {
     /// Lets go of sounds nobody else holds. Count 1: only this list holds
     /// it; the audio side is done with it and can never get it back (it
     /// only receives sounds from here, and a queued command holds a count).
-    pub(super) fn prune(&mut self) {
+    pub(crate) fn prune(&mut self) {
         self.in_flight.retain(|s| Arc::strong_count(s) > 1);
         self.prune_at = (self.in_flight.len() * 2).max(16);
     }

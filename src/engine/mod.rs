@@ -7,12 +7,11 @@
 //! the allocating and freeing the audio side may not: it keeps a reference to
 //! every sound in flight and drops it only once no voice holds it.
 
-mod bus_effects;
 mod buses_groups;
-mod game_state;
+pub(crate) mod game_state;
 mod observe;
-mod space;
-mod streams;
+pub(crate) mod params;
+pub(crate) mod settings;
 mod voice_info;
 
 use std::collections::VecDeque;
@@ -25,31 +24,31 @@ use crossbeam_channel::{Sender, TrySendError};
 use ringbuf::traits::{Observer, Split};
 use ringbuf::{HeapProd, HeapRb};
 
-use crate::command::{Command, EngineId, Positions, TimedEvent, VoiceHandle, NO_EMITTER};
+use crate::engine::params::{valid_pan, valid_pitch, valid_volume, PlayParams};
+use crate::engine::settings::EngineSettings;
 pub use crate::error::{EngineError, PlayError};
 use crate::mixer::Mixer;
-use crate::params::{valid_pan, valid_pitch, valid_volume, PlayParams};
-use crate::settings::EngineSettings;
+use crate::protocol::stats::Counters;
+use crate::protocol::{Command, EngineId, Positions, TimedEvent, VoiceHandle, NO_EMITTER};
 use crate::sound::{Sound, SoundData};
-use crate::stats::Counters;
 use game_state::GameState;
 pub use voice_info::VoiceInfo;
 use voice_info::{id_map_bytes, IdMap, PlayInfo, Retired};
 
 /// Game-side state shared by the engine and its controllers.
-struct Shared {
-    engine: EngineId,
-    commands: Sender<Command>,
-    next_id: AtomicU64,
-    counters: Arc<Counters>,
+pub(crate) struct Shared {
+    pub(crate) engine: EngineId,
+    pub(crate) commands: Sender<Command>,
+    pub(crate) next_id: AtomicU64,
+    pub(crate) counters: Arc<Counters>,
     /// The output rate, for turning fade durations into frames.
-    rate: u32,
+    pub(crate) rate: u32,
     /// `EngineSettings::groups` and `buses`.
-    max_groups: usize,
-    max_buses: usize,
+    pub(crate) max_groups: usize,
+    pub(crate) max_buses: usize,
     /// The table of positions: read by `set_position` without the lock.
-    positions: Arc<Positions>,
-    game: Mutex<GameState>,
+    pub(crate) positions: Arc<Positions>,
+    pub(crate) game: Mutex<GameState>,
 }
 
 /// Sends commands to the audio side from any thread. `Clone + Send + Sync`;
@@ -70,7 +69,7 @@ struct Shared {
 /// ```
 #[derive(Clone)]
 pub struct Controller {
-    shared: Arc<Shared>,
+    pub(crate) shared: Arc<Shared>,
 }
 
 impl fmt::Debug for Controller {
@@ -80,7 +79,7 @@ impl fmt::Debug for Controller {
 }
 
 impl Controller {
-    fn lock(&self) -> MutexGuard<'_, GameState> {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, GameState> {
         // A panic elsewhere while holding the lock leaves the state usable.
         self.shared.game.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -89,7 +88,7 @@ impl Controller {
     /// events are read first (so a game that never drains still keeps the
     /// event queue moving, whatever calls it makes), and once the audio
     /// side is gone every such call answers [`PlayError::EngineStopped`].
-    fn game(&self) -> Result<MutexGuard<'_, GameState>, PlayError> {
+    pub(crate) fn game(&self) -> Result<MutexGuard<'_, GameState>, PlayError> {
         let mut game = self.lock();
         self.pump(&mut game);
         if self.shared.counters.mixer_gone() {
@@ -98,7 +97,7 @@ impl Controller {
         Ok(game)
     }
 
-    fn send(&self, cmd: Command) -> Result<(), PlayError> {
+    pub(crate) fn send(&self, cmd: Command) -> Result<(), PlayError> {
         match self.shared.commands.try_send(cmd) {
             Ok(()) => Ok(()),
             Err(TrySendError::Full(_)) => {
@@ -342,7 +341,7 @@ impl Controller {
         self.send(cmd(id))
     }
 
-    fn pump(&self, game: &mut GameState) {
+    pub(crate) fn pump(&self, game: &mut GameState) {
         game.pump(self.shared.engine, &self.shared.counters);
     }
 }
@@ -425,14 +424,14 @@ impl Engine {
             settings.buses,
         ));
         let engine = EngineId::next();
-        let (readers, stream_slots) = streams::make(&settings, &counters);
+        let (readers, stream_slots) = crate::stream::control::make(&settings, &counters);
         // The table of emitters, made whole now: every play may be
         // positioned, and the first positioned play costs no more than
         // any other (nor a command). A cell for every play the audio side
         // can hold (voices, virtual voices, a newcomer before its victim
         // lets go) and every play the command queue can.
         let cells = settings.voices + settings.virtual_voices + settings.command_capacity + 1;
-        let (game_space, emitters) = space::GameSpace::make(cells);
+        let (game_space, emitters) = crate::space::control::GameSpace::make(cells);
         let positions = game_space.positions();
         let mixer = Mixer::new(
             &settings,

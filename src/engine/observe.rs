@@ -3,8 +3,8 @@
 //! the queues and counters the audio side fills and never waits for it.
 
 use super::{Controller, Engine};
-use crate::command::{Event, TimedEvent, VoiceHandle};
-use crate::stats::{SlotView, Stats};
+use crate::protocol::stats::{SlotView, Stats};
+use crate::protocol::{Event, TimedEvent, VoiceHandle};
 
 impl Engine {
     /// Takes every event reported since the last call, oldest first.

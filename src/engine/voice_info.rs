@@ -6,7 +6,7 @@ use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
-use crate::command::{BusHandle, EngineId, GroupHandle, NO_GROUP};
+use crate::protocol::{BusHandle, EngineId, GroupHandle, NO_GROUP};
 
 /// What a play plays: its sound's name, its group and its bus.
 ///
@@ -89,7 +89,7 @@ pub(crate) struct PlayInfo {
     pub(crate) rate: u32,
     pub(crate) looping: bool,
     /// For a streamed play: its stream slot and what it streams.
-    pub(crate) stream: Option<(usize, Arc<crate::sound::stream::StreamSource>)>,
+    pub(crate) stream: Option<(usize, Arc<crate::stream::source::StreamSource>)>,
     /// `stop` was sent for it: no longer playing for the game.
     pub(crate) stopping: bool,
     /// Its cell in the table of positions, or `NO_EMITTER`.

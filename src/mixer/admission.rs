@@ -14,10 +14,10 @@ use std::sync::Arc;
 
 use super::ranking::ranked;
 use super::{push_event, Mixer};
-use crate::command::{Event, StreamTicket, ValidParams, VoiceHandle};
+use crate::protocol::stats::Counters;
+use crate::protocol::{Event, StreamTicket, ValidParams, VoiceHandle};
 use crate::render::voice::Voice;
 use crate::sound::SoundData;
-use crate::stats::Counters;
 use crate::voices::{Identity, Newcomer, Placement, Refusal};
 
 impl Mixer {
@@ -128,7 +128,7 @@ impl Mixer {
     /// A voice lost its slot to `by`: it fades out if it has sounded (one
     /// that never rendered a frame, or is silent, is cut silently), and
     /// goes virtual if it asked to and there is room, else it is stolen.
-    pub(super) fn displace(&mut self, old: crate::voices::Replaced<Voice>, by: VoiceHandle) {
+    pub(crate) fn displace(&mut self, old: crate::voices::Replaced<Voice>, by: VoiceHandle) {
         let now = self.frame;
         let victim = VoiceHandle::new(self.engine, old.who.id);
         let mut voice = old.voice;

@@ -5,7 +5,7 @@
 
 use ringbuf::traits::Observer;
 
-use crate::command::{Command, StreamTicket};
+use crate::protocol::{Command, StreamTicket};
 use crate::render::voice::Voice;
 
 use super::ranking::ranked;
@@ -14,7 +14,7 @@ use crate::voices::audibility::Ahead;
 use crate::voices::NO_EMITTER;
 
 impl Mixer {
-    pub(super) fn drain_queue(&mut self) {
+    pub(crate) fn drain_queue(&mut self) {
         for _ in 0..self.max_commands {
             // Room for this command's events, an `Ended` per voice, and
             // a `StreamUnderrun` per stream at the block's end.
@@ -125,7 +125,7 @@ impl Mixer {
 
     /// Re-estimates the audibility of the voices on buses whose volume
     /// changed since the last call (one pass over the pool).
-    pub(super) fn refresh_bus_levels(&mut self) {
+    pub(crate) fn refresh_bus_levels(&mut self) {
         if !self.buses.any_volume_changed() {
             return;
         }
@@ -157,14 +157,14 @@ impl Mixer {
 
     /// Applies `f` to voice `id`, real or virtual (nothing if it is
     /// neither) and recomputes its audibility.
-    pub(super) fn update(&mut self, id: u64, f: impl FnOnce(&mut Voice)) {
+    pub(crate) fn update(&mut self, id: u64, f: impl FnOnce(&mut Voice)) {
         let mut f = Some(f);
         let (ahead, send, emitter) = match self.pool.find(id) {
             Some(slot) => {
                 let who = self.pool.who(slot);
                 (self.space.ahead_of(&who), who.send, who.emitter)
             }
-            None => (Ahead::STILL, crate::command::SendTo::NONE, NO_EMITTER),
+            None => (Ahead::STILL, crate::protocol::SendTo::NONE, NO_EMITTER),
         };
         let (audibility, buses, streams) = (self.audibility, &self.buses, &self.streams);
         let (space, now) = (&mut self.space, self.frame);
@@ -186,7 +186,7 @@ impl Mixer {
     /// Moves voice `id` to frame `frame` of its sound. A streamed play's
     /// slot reads a new epoch from there; if no voice reads the slot for
     /// `id` any more, that epoch is released at once.
-    pub(super) fn seek(&mut self, id: u64, frame: u64, stream: Option<StreamTicket>) {
+    pub(crate) fn seek(&mut self, id: u64, frame: u64, stream: Option<StreamTicket>) {
         let mut movable = false;
         self.update(id, |v| {
             // A stream fading out keeps reading where it is.

@@ -1,52 +1,5 @@
 //! [`Mixer`]: the audio-thread side. Drains commands, plays or steals,
 //! renders every voice, retires ended voices, reports events.
-//!
-//! # Real-time contract
-//!
-//! [`Mixer::process`] is the only entry point the audio thread calls, and
-//! everything it reaches:
-//!
-//! - allocates and frees nothing: the pool, tails, id index, victim arrays,
-//!   mix bus and meters are sized in [`crate::Engine::new`]; the last
-//!   reference to sample data is always held on the game side, so dropping a
-//!   voice's `Arc` only decrements a count;
-//! - takes no lock and makes no system call: commands come from a bounded
-//!   `crossbeam_channel` read with `try_recv` (senders only ever `try_send`,
-//!   so no waker is registered and none is woken), events go into a `ringbuf`
-//!   SPSC queue with `try_push`, counters are relaxed atomic stores;
-//! - is bounded: at most `command_capacity` commands per block (fewer while
-//!   the event queue is short of room, so no event is ever dropped), O(1)
-//!   id lookups, one victim scan per steal, one render pass per block;
-//! - never panics on any input and always writes finite samples in
-//!   `-1.0..=1.0` (see [`Mixer::process`] for the limiter).
-//!
-//! # Which calls are real-time safe
-//!
-//! | call | thread | real-time safe |
-//! | --- | --- | --- |
-//! | [`Mixer::process`] | audio | **yes**: the contract above |
-//! | [`crate::AudioEngine`]'s data callback (it only converts formats and calls `process`) | audio | **yes** |
-//! | [`crate::AudioEngine`]'s error callback | cpal's | it only bumps a counter and `try_push`es an event (cpal itself allocates the error it passes in) |
-//! | [`Mixer::sample_rate`], [`Mixer::frames_rendered`], [`Mixer::memory_bytes`] | any | yes (reads) |
-//! | `Engine::new`, dropping a `Mixer`, `Mixer::check_invariants` (feature `hooks`) | game | **no**: they allocate or free |
-//! | [`crate::Controller`] `play`, `stop`, `set_*`, `stop_all`, `pause`, `resume`, `fade_volume`, `stop_with_fade`, `create_group`, `create_bus`, bus and master volume, `pause_bus`, `resume_bus`, `voice_info` | game | **no**, but they never wait for the audio thread: a full queue is `PlayError::QueueFull` at once. They take a mutex that only game threads share, and `play` may allocate (the set of live handles, the list of sounds in flight) |
-//! | [`crate::Controller::stats`] | game | lock-free (relaxed atomic loads) |
-//! | [`crate::Engine::drain_events`], `is_playing`, `slots` | game | **no** (game-side mutex; they allocate what they return) |
-//! | [`crate::Sound`] loading | game | **no** (file I/O, allocation) |
-//!
-//! Never call a game-side method from an audio callback of your own; drive
-//! the mixer there with `process` alone.
-//!
-//! This is enforced by tests, not review alone: a counting global allocator
-//! around `process` (and around the cpal callback) under heavy churn, and
-//! LLVM's RealtimeSanitizer (`scripts/rtsan.sh`, feature `rtsan`), which
-//! marks `process` and the cpal callback's body non-blocking and aborts on
-//! any `malloc`, `free`, pthread lock, sleep or blocking I/O inside them.
-//! (RTSan 19 does not intercept raw `futex` calls, which is how Rust's
-//! `std::sync::Mutex` locks; no such mutex is reachable from `process`.)
-//!
-//! Dropping a `Mixer` *does* free memory: drop it on a thread where that is
-//! allowed (the live engine hands it back to the game side to do so).
 
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
@@ -55,28 +8,27 @@ use crossbeam_channel::Receiver;
 use ringbuf::traits::{Observer, Producer};
 use ringbuf::HeapProd;
 
-use crate::command::{
+use crate::bus::mix::{Buses, BUS_FRAMES};
+use crate::engine::settings::EngineSettings;
+use crate::protocol::stats::Counters;
+use crate::protocol::{
     BusHandle, Command, EmitterTable, EngineId, Event, SendTo, TimedEvent, VoiceHandle,
 };
-use crate::render::buses::{Buses, BUS_FRAMES};
 use crate::render::prefetch::Prefetch;
-use crate::render::stream::StreamReaders;
 use crate::render::tails::Tails;
 use crate::render::voice::Voice;
-use crate::settings::EngineSettings;
 use crate::simd::Isa;
-use crate::stats::Counters;
+use crate::stream::reader::StreamReaders;
 use crate::voices::audibility::Audibility;
 use crate::voices::virtual_pool::VirtualPool;
 use crate::voices::{Identity, Ran, StealRules, VoicePool};
 
 mod admission;
+mod audible_window;
 mod commands;
 mod ranking;
-mod space;
 mod virtual_ends;
 mod virtual_voices;
-mod window;
 
 use ranking::{level_of, prefetch_level, ranked};
 
@@ -103,54 +55,101 @@ pub use crate::render::limiter::LIMITER_THRESHOLD;
 /// assert!(out.iter().any(|&s| s != 0));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+///
+/// # Real-time contract
+///
+/// [`Mixer::process`] is the only entry point the audio thread calls, and
+/// everything it reaches:
+///
+/// - allocates and frees nothing: the pool, tails, id index, victim arrays,
+///   mix bus and meters are sized in [`crate::Engine::new`]; the last
+///   reference to sample data is always held on the game side, so dropping a
+///   voice's `Arc` only decrements a count;
+/// - takes no lock and makes no system call: commands come from a bounded
+///   `crossbeam_channel` read with `try_recv` (senders only ever `try_send`,
+///   so no waker is registered and none is woken), events go into a `ringbuf`
+///   SPSC queue with `try_push`, counters are relaxed atomic stores;
+/// - is bounded: at most `command_capacity` commands per block (fewer while
+///   the event queue is short of room, so no event is ever dropped), O(1)
+///   id lookups, one victim scan per steal, one render pass per block;
+/// - never panics on any input and always writes finite samples in
+///   `-1.0..=1.0` (see [`Mixer::process`] for the limiter).
+///
+/// # Which calls are real-time safe
+///
+/// | call | thread | real-time safe |
+/// | --- | --- | --- |
+/// | [`Mixer::process`] | audio | **yes**: the contract above |
+/// | [`crate::AudioEngine`]'s data callback (it only converts formats and calls `process`) | audio | **yes** |
+/// | [`crate::AudioEngine`]'s error callback | cpal's | it only bumps a counter and `try_push`es an event (cpal itself allocates the error it passes in) |
+/// | [`Mixer::sample_rate`], [`Mixer::frames_rendered`], [`Mixer::memory_bytes`] | any | yes (reads) |
+/// | `Engine::new`, dropping a `Mixer`, `Mixer::check_invariants` (feature `hooks`) | game | **no**: they allocate or free |
+/// | [`crate::Controller`] `play`, `stop`, `set_*`, `stop_all`, `pause`, `resume`, `fade_volume`, `stop_with_fade`, `create_group`, `create_bus`, bus and master volume, `pause_bus`, `resume_bus`, `voice_info` | game | **no**, but they never wait for the audio thread: a full queue is `PlayError::QueueFull` at once. They take a mutex that only game threads share, and `play` may allocate (the set of live handles, the list of sounds in flight) |
+/// | [`crate::Controller::stats`] | game | lock-free (relaxed atomic loads) |
+/// | [`crate::Engine::drain_events`], `is_playing`, `slots` | game | **no** (game-side mutex; they allocate what they return) |
+/// | [`crate::Sound`] loading | game | **no** (file I/O, allocation) |
+///
+/// Never call a game-side method from an audio callback of your own; drive
+/// the mixer there with `process` alone.
+///
+/// This is enforced by tests, not review alone: a counting global allocator
+/// around `process` (and around the cpal callback) under heavy churn, and
+/// LLVM's RealtimeSanitizer (`scripts/rtsan.sh`, feature `rtsan`), which
+/// marks `process` and the cpal callback's body non-blocking and aborts on
+/// any `malloc`, `free`, pthread lock, sleep or blocking I/O inside them.
+/// (RTSan 19 does not intercept raw `futex` calls, which is how Rust's
+/// `std::sync::Mutex` locks; no such mutex is reachable from `process`.)
+///
+/// Dropping a `Mixer` *does* free memory: drop it on a thread where that is
+/// allowed (the live engine hands it back to the game side to do so).
 pub struct Mixer {
-    engine: EngineId,
-    commands: Receiver<Command>,
-    events: HeapProd<TimedEvent>,
-    counters: Arc<Counters>,
+    pub(crate) engine: EngineId,
+    pub(crate) commands: Receiver<Command>,
+    pub(crate) events: HeapProd<TimedEvent>,
+    pub(crate) counters: Arc<Counters>,
     /// Who plays (boxed: its bookkeeping would otherwise make the mixer,
     /// and every engine holding one, a few hundred bytes wide).
-    pool: Box<VoicePool<Voice>>,
+    pub(crate) pool: Box<VoicePool<Voice>>,
     /// Voices keeping time silently until there is room for them
     /// (boxed, like the pool).
-    virtuals: Box<VirtualPool<Voice>>,
+    pub(crate) virtuals: Box<VirtualPool<Voice>>,
     /// A slot freed (or a virtual voice arrived) since virtual voices last
     /// looked for a free slot.
-    room_changed: bool,
+    pub(crate) room_changed: bool,
     /// Since when the pool has had a free slot (at block ends), if it has.
-    free_since: Option<u64>,
+    pub(crate) free_since: Option<u64>,
     /// A bus (or the master) was resumed in this drain.
-    buses_resumed: bool,
+    pub(crate) buses_resumed: bool,
     /// The frame at or after which virtual voices next try to take the
     /// slot of a less audible real voice.
-    next_swap: u64,
+    pub(crate) next_swap: u64,
     /// Stolen voices fading out.
-    tails: Tails,
+    pub(crate) tails: Tails,
     /// The listener and where positioned plays are.
-    space: space::Space,
+    pub(crate) space: crate::space::mix::Space,
     /// Whether (and which) voices' sample data is fetched ahead.
-    prefetch: Prefetch,
+    pub(crate) prefetch: Prefetch,
     /// The audio side of every stream slot.
-    streams: StreamReaders,
+    pub(crate) streams: StreamReaders,
     /// What a voice is worth hearing, at this output rate.
-    audibility: Audibility,
+    pub(crate) audibility: Audibility,
     /// The master bus and the buses feeding it: planar mix buffers,
     /// volumes and pauses.
-    buses: Buses,
-    rules: StealRules,
-    out_rate: u32,
+    pub(crate) buses: Buses,
+    pub(crate) rules: StealRules,
+    pub(crate) out_rate: u32,
     /// Commands taken per block at most: the queue's capacity, up to
     /// [`COMMANDS_PER_BLOCK`].
-    max_commands: usize,
-    steal_fade: u32,
-    stop_fade: u32,
-    param_ramp: u32,
-    frame: u64,
-    next_order: u64,
+    pub(crate) max_commands: usize,
+    pub(crate) steal_fade: u32,
+    pub(crate) stop_fade: u32,
+    pub(crate) param_ramp: u32,
+    pub(crate) frame: u64,
+    pub(crate) next_order: u64,
     /// The audible window, if on, and the loudest voice's level at the
     /// last block (what it is measured from).
-    window: Option<window::Window>,
-    loudest: f32,
+    pub(crate) window: Option<audible_window::Window>,
+    pub(crate) loudest: f32,
 }
 
 /// Every live voice's audibility is recomputed at least once per this many
@@ -206,7 +205,7 @@ impl Mixer {
             buses_resumed: false,
             next_swap: 0,
             tails: Tails::new(settings.voices),
-            space: space::Space::new(settings.speed_of_sound, emitters),
+            space: crate::space::mix::Space::new(settings.speed_of_sound, emitters),
             prefetch: Prefetch::new(),
             streams,
             audibility: Audibility::new(out_rate),
@@ -230,7 +229,7 @@ impl Mixer {
             next_order: 0,
             window: settings
                 .audible_window
-                .map(|db| window::Window::new(db, out_rate)),
+                .map(|db| audible_window::Window::new(db, out_rate)),
             loudest: 0.0,
         }
     }

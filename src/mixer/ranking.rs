@@ -2,18 +2,18 @@
 //! manager's audibility (which never sees a `Voice`): what a voice is
 //! worth hearing, decoded or streamed. Real-time safe: a few table reads.
 
-use crate::command::SendTo;
-use crate::render::buses::Buses;
-use crate::render::stream::StreamReaders;
+use crate::bus::mix::Buses;
+use crate::protocol::SendTo;
 use crate::render::voice::Voice;
 use crate::sound::bands::Bands;
+use crate::stream::reader::StreamReaders;
 use crate::voices::audibility::{Ahead, Audibility, Playback};
 use crate::voices::Rank;
 
 /// [`level_of`] for any voice in the pool: a streamed play ranks by the
 /// loudness its loader has measured ahead of it (before it has any, by its
 /// file's opening second).
-pub(super) fn rank(
+pub(crate) fn rank(
     audibility: &Audibility,
     buses: &Buses,
     streams: &StreamReaders,
@@ -43,7 +43,7 @@ pub(super) fn rank(
 
 /// [`rank`], with the output frame `voice`'s sound runs out at, `now`
 /// being the frame it is ranked at: what the voice manager keeps.
-pub(super) fn ranked(
+pub(crate) fn ranked(
     audibility: &Audibility,
     buses: &Buses,
     streams: &StreamReaders,
@@ -93,7 +93,7 @@ fn playback(voice: &Voice, ahead: Ahead) -> Playback {
 /// sound's loudness and how it will play, times its bus's volume: the mixer
 /// joins the renderer's voice state to the voice manager's audibility,
 /// which never sees a `Voice`.
-pub(super) fn level_of(
+pub(crate) fn level_of(
     audibility: &Audibility,
     buses: &Buses,
     voice: &Voice,
@@ -122,7 +122,7 @@ fn heard_through(buses: &Buses, bus: u16, send: SendTo, bands: &Bands) -> f32 {
 /// sound's loudness table (a decoded play's; a streamed play's curve is the
 /// loader's and small). A hint: it changes nothing.
 #[inline]
-pub(super) fn prefetch_level(audibility: &Audibility, voice: &Voice) {
+pub(crate) fn prefetch_level(audibility: &Audibility, voice: &Voice) {
     if voice.stream_slot().is_none() {
         audibility.prefetch(&voice.sound().loudness, &playback(voice, Ahead::STILL));
     }

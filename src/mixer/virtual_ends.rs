@@ -9,8 +9,8 @@
 //! side also holds), every event pushed only when the queue has room.
 
 use super::{push_event, Mixer};
-use crate::command::{Event, VoiceHandle};
-use crate::stats::Counters;
+use crate::protocol::stats::Counters;
+use crate::protocol::{Event, VoiceHandle};
 use crate::voices::virtual_pool::HELD;
 
 /// At most this many virtual voices end, or are brought up to date after
@@ -22,11 +22,11 @@ const ENDS_PER_BLOCK: usize = 2_048;
 /// (an end frame read, and a start order while a `stop_all` is swept): a
 /// pool of up to this many is scanned whole each block something is due;
 /// the largest (2^20) in 8 blocks.
-pub(super) const SCAN_PER_BLOCK: usize = 131_072;
+pub(crate) const SCAN_PER_BLOCK: usize = 131_072;
 
 impl Mixer {
     /// Virtual entry `i` ends at `frame`.
-    pub(super) fn end_virtual(&mut self, i: usize, frame: u64) {
+    pub(crate) fn end_virtual(&mut self, i: usize, frame: u64) {
         if let Some((who, voice, _, _)) = self.unpark(i) {
             drop(voice); // an Arc decrement: the game side holds the sound
             self.space.release(who.emitter);
@@ -45,13 +45,13 @@ impl Mixer {
     /// the expiry scan ends them (as many per block as the event queue and
     /// [`ENDS_PER_BLOCK`] allow), and until then a stopped voice neither
     /// comes back nor takes a command, and is the first to make room.
-    pub(super) fn stop_all_virtual(&mut self) {
+    pub(crate) fn stop_all_virtual(&mut self) {
         self.virtuals.stop_all(self.next_order, self.frame);
     }
 
     /// The frame virtual entry `i`, stopped by a `stop_all`, ends at: the
     /// stop, or its own end if that came first (not reported yet).
-    pub(super) fn stop_frame(&self, i: usize) -> u64 {
+    pub(crate) fn stop_frame(&self, i: usize) -> u64 {
         let stop = self.virtuals.stopped_at(i).unwrap_or(self.frame);
         self.virtuals.ends(i).min(stop)
     }
@@ -59,7 +59,7 @@ impl Mixer {
     /// Buses were resumed: virtual voices that a pause held may come back
     /// now, and get their end frames back from the expiry scan (a bounded
     /// number per block, see [`Mixer::expire_virtual`]).
-    pub(super) fn buses_resumed_virtual(&mut self) {
+    pub(crate) fn buses_resumed_virtual(&mut self) {
         self.room_changed = true;
         self.virtuals.recheck_held();
     }
@@ -68,7 +68,7 @@ impl Mixer {
     /// `stop_all` stopped, and works out the end frames of voices a
     /// resumed bus held: a bounded scan that goes on from where the last
     /// block's stopped.
-    pub(super) fn expire_virtual(&mut self) {
+    pub(crate) fn expire_virtual(&mut self) {
         let now = self.frame;
         let mut work = 0;
         for _ in 0..self.virtuals.len().min(SCAN_PER_BLOCK) {

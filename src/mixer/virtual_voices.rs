@@ -22,10 +22,10 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use super::virtual_ends::SCAN_PER_BLOCK;
 use super::{level_of, ranked, Mixer};
-use crate::command::{Event, VoiceHandle};
-use crate::render::buses::Buses;
+use crate::bus::mix::Buses;
+use crate::protocol::stats::Counters;
+use crate::protocol::{Event, VoiceHandle};
 use crate::render::voice::Voice;
-use crate::stats::Counters;
 use crate::voices::virtual_pool::{Clock, Parked, VirtualPool, HELD, NEVER};
 use crate::voices::{Comeback, Identity, Newcomer, Rank};
 use ringbuf::traits::Observer;
@@ -77,7 +77,7 @@ impl Mixer {
     /// Brings virtual voice `v` (with its `clock`) up to frame `now`;
     /// `Some(frame)` if it ended, at that frame (frames its bus held it by
     /// a pause not counted: an end within a hold is placed as if none).
-    pub(super) fn catch_up(
+    pub(crate) fn catch_up(
         buses: &Buses,
         v: &mut Voice,
         clock: &mut Clock,
@@ -95,7 +95,7 @@ impl Mixer {
     /// The frame voice `v`, up to date at `now`, ends at if nothing
     /// changes ([`HELD`] while its bus holds it: worked out by the expiry
     /// scan after the bus resumes).
-    pub(super) fn end_frame(buses: &Buses, v: &Voice, now: u64) -> u64 {
+    pub(crate) fn end_frame(buses: &Buses, v: &Voice, now: u64) -> u64 {
         if buses.is_frozen(v.bus()) {
             return HELD;
         }
@@ -107,7 +107,7 @@ impl Mixer {
     /// the least deserving virtual voice makes room (it ends: `Stolen` by
     /// `by`), unless this one deserves it less still: then it is given
     /// back.
-    pub(super) fn park(
+    pub(crate) fn park(
         &mut self,
         who: Identity,
         voice: Voice,
@@ -190,13 +190,13 @@ impl Mixer {
     }
 
     /// Reports that `voice` went virtual.
-    pub(super) fn virtualized(&mut self, voice: VoiceHandle) {
+    pub(crate) fn virtualized(&mut self, voice: VoiceHandle) {
         Counters::bump(&self.counters.virtualized);
         self.event(Event::Virtualized { voice });
     }
 
     /// Takes virtual entry `i` out, and publishes that.
-    pub(super) fn unpark(&mut self, i: usize) -> Option<(Identity, Voice, u64, Clock)> {
+    pub(crate) fn unpark(&mut self, i: usize) -> Option<(Identity, Voice, u64, Clock)> {
         let out = self.virtuals.remove(i)?;
         self.counters.publish_virtual(i, 0, 0.0);
         let live = self.virtuals.live() as u64;
@@ -207,7 +207,7 @@ impl Mixer {
     /// Applies `f` to virtual voice `id` (nothing if there is none), up
     /// to date at this block's start. A stop ends it at once: it is
     /// silent already.
-    pub(super) fn update_virtual(&mut self, id: u64, f: impl FnOnce(&mut Voice)) {
+    pub(crate) fn update_virtual(&mut self, id: u64, f: impl FnOnce(&mut Voice)) {
         let Some(i) = self.virtuals.find(id) else {
             return;
         };
@@ -249,7 +249,7 @@ impl Mixer {
     /// End of a block of `frames`, at `self.frame`: virtual voices due end,
     /// some are re-ranked, and the most deserving come back into free slots
     /// or, now and then, in place of a much less audible real voice.
-    pub(super) fn keep_virtual_time(&mut self, frames: usize) {
+    pub(crate) fn keep_virtual_time(&mut self, frames: usize) {
         if self.virtuals.live() == 0 {
             return;
         }
@@ -291,7 +291,7 @@ impl Mixer {
 
     /// Room in the event queue for `n` more events, beyond one `Ended` per
     /// real voice (which rendering may need).
-    pub(super) fn room_for(&self, n: usize) -> bool {
+    pub(crate) fn room_for(&self, n: usize) -> bool {
         self.events.vacant_len() >= self.pool.live() + n
     }
 

@@ -2,5 +2,6 @@
 //! calling thread) and live (a cpal device).
 
 pub mod cpal;
+pub(crate) mod device_name;
 pub mod offline;
 mod recorder;

@@ -6,13 +6,13 @@ use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::path::Path;
 
+use crate::engine::settings::EngineSettings;
 use crate::engine::Engine;
 use crate::error::EngineError;
 pub use crate::error::RenderError;
 use crate::mixer::Mixer;
 use crate::output::recorder::Recorder;
 pub use crate::output::recorder::{Recording, WavFormat};
-use crate::settings::EngineSettings;
 
 /// The most frames one [`OfflineEngine::render`] call renders (2^24, about
 /// 5.8 minutes at 48 kHz); longer requests are cut to this.

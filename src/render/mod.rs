@@ -9,12 +9,9 @@
 //! Real-time contract: everything here runs on the audio thread, allocates
 //! nothing, takes no lock and indexes only within bounds it has checked.
 
-pub(crate) mod buses;
-pub(crate) mod effects;
 pub(crate) mod kernel;
 pub(crate) mod limiter;
 pub(crate) mod prefetch;
 pub(crate) mod ramp;
-pub(crate) mod stream;
 pub(crate) mod tails;
 pub(crate) mod voice;

@@ -129,8 +129,8 @@ impl Prefetch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::command::EngineId;
-    use crate::params::PlayParams;
+    use crate::engine::params::PlayParams;
+    use crate::protocol::EngineId;
     use crate::sound::Sound;
     use std::sync::Arc;
 

@@ -10,7 +10,7 @@
 //! sample data alive).
 
 use super::voice::Voice;
-use crate::command::SendTo;
+use crate::protocol::SendTo;
 
 /// Stolen voices fading out, at most as many as the pool has voices.
 pub(crate) struct Tails {

@@ -53,7 +53,7 @@ impl Format {
 /// subtraction in `MpaReader::try_new`), which panics in debug builds; a
 /// panic there becomes [`SoundError::Malformed`]. (The default panic hook
 /// still prints its message.)
-pub(super) fn decode(
+pub(crate) fn decode(
     source: Box<dyn MediaSource>,
     format: Format,
     path: &Path,

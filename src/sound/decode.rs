@@ -11,7 +11,7 @@ use super::{compressed, wav, Sound, SoundError, BYTES_ORIGIN, MAX_FRAMES};
 
 /// What the first bytes of a file say it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Content {
+pub(crate) enum Content {
     /// `RIFF....WAVE`.
     Wav,
     /// Compressed data symphonia decodes.
@@ -24,7 +24,7 @@ pub(super) enum Content {
 const HEAD: usize = 12;
 
 /// Tells the format from the first bytes of the data (up to [`HEAD`]).
-pub(super) fn sniff(head: &[u8]) -> Content {
+pub(crate) fn sniff(head: &[u8]) -> Content {
     use compressed::Format;
     let at = |i: usize| head.get(i).copied().unwrap_or(0);
     if head.is_empty() {
@@ -66,7 +66,7 @@ pub(super) fn sniff(head: &[u8]) -> Content {
 }
 
 /// Reads up to [`HEAD`] bytes from the start, then goes back there.
-pub(super) fn read_head<R: Read + Seek>(r: &mut R) -> io::Result<Vec<u8>> {
+pub(crate) fn read_head<R: Read + Seek>(r: &mut R) -> io::Result<Vec<u8>> {
     let mut head = Vec::with_capacity(HEAD);
     r.by_ref().take(HEAD as u64).read_to_end(&mut head)?;
     r.seek(io::SeekFrom::Start(0))?;
@@ -76,7 +76,7 @@ pub(super) fn read_head<R: Read + Seek>(r: &mut R) -> io::Result<Vec<u8>> {
 /// Opens a regular file for reading; anything else is [`SoundError::Io`].
 /// Looks before opening: opening a FIFO (or some devices) blocks until a
 /// writer appears, and a game must never hang on a bad path.
-pub(super) fn open_regular(path: &Path) -> Result<(File, u64), SoundError> {
+pub(crate) fn open_regular(path: &Path) -> Result<(File, u64), SoundError> {
     let io_err = |source| SoundError::Io {
         path: path.to_path_buf(),
         source,
@@ -95,7 +95,7 @@ pub(super) fn open_regular(path: &Path) -> Result<(File, u64), SoundError> {
 }
 
 /// The name a sound loaded from `path` gets: the file stem.
-pub(super) fn name_of(path: &Path) -> String {
+pub(crate) fn name_of(path: &Path) -> String {
     path.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string())

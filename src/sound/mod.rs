@@ -2,40 +2,6 @@
 //! ranks by (`sound/loudness.rs`), decoded from WAV (`sound/wav.rs`), OGG
 //! Vorbis, FLAC or MP3 (`sound/compressed.rs`, told apart by their content
 //! in `sound/decode.rs`), or made in code.
-//!
-//! A sound is decoded to `f32` once, on the game side, and shared by every voice
-//! that plays it (cloning a [`Sound`] clones an `Arc`). At load time voicepool
-//! also measures how loud the sound is at every point of its length, so that the
-//! mixer can tell a loud sound in its silent tail from a faint sound still
-//! sounding without doing any analysis on the audio thread.
-//!
-//! # More than two channels
-//!
-//! Voices play mono and stereo. A file with more channels is downmixed to
-//! stereo at load, each channel by its speaker position (from the file's
-//! channel mask, or the standard order for its channel count):
-//!
-//! | position | left | right |
-//! | --- | --- | --- |
-//! | front left | 1 | 0 |
-//! | front right | 0 | 1 |
-//! | front centre, and the other centre-line speakers (rear centre, top centre, ...) | 0.7071 | 0.7071 |
-//! | LFE | 0 | 0 |
-//! | any other speaker on the left (rear, side, left of centre, top left, ...) | 0.7071 | 0 |
-//! | any other speaker on the right | 0 | 0.7071 |
-//! | unknown (no mask and no standard layout, or more channels than the mask names) | by index: even to the left, odd to the right, 1 for channels 0 and 1, 0.7071 for the rest |
-//!
-//! For 5.1 and 7.1 this is the ITU-R BS.775 downmix, `L = FL + 0.7071 C +
-//! 0.7071 Ls (+ 0.7071 Lb)` and the right mirrored, with the LFE channel
-//! dropped as BS.775 does (it only repeats, boosted for a subwoofer, what
-//! the main channels carry). Gains are not normalized, so a surround file
-//! is as loud as its stereo fold-down; peaks above 1 (at most 2.41 for
-//! 5.1, 3.12 for 7.1) are left to the mixer's limiter, and every sample is
-//! still clamped to ±[`MAX_SAMPLE_MAGNITUDE`]. The standard orders without a
-//! mask (WAV, FLAC): 3 = L R C, 4 (quad) = L R Lb Rb, 5 = L R C Lb Rb,
-//! 6 (5.1) = L R C LFE Lb Rb, 7 (6.1) = L R C LFE Cb Ls Rs, 8 (7.1) = L R C
-//! LFE Lb Rb Ls Rs; OGG Vorbis files are read in the order its
-//! specification gives (5.1 = L C R Lb Rb LFE).
 
 use std::fmt;
 use std::io::{self, BufReader};
@@ -44,15 +10,12 @@ use std::sync::{Arc, OnceLock};
 
 pub use crate::error::{SoundError, MAX_FRAMES, SAMPLE_RATE_RANGE, SUPPORTED_FORMATS};
 pub(crate) mod bands;
-mod compressed;
-mod decode;
-mod downmix;
-pub(crate) mod loader;
+pub(crate) mod compressed;
+pub(crate) mod decode;
+pub(crate) mod downmix;
 pub(crate) mod loop_tile;
 pub(crate) mod loudness;
-pub(crate) mod stream;
-mod wav;
-mod wav_stream;
+pub(crate) mod wav;
 
 use loop_tile::LoopTile;
 use loudness::Loudness;
@@ -88,7 +51,7 @@ pub(crate) struct SoundData {
     loop_tile: OnceLock<Option<LoopTile>>,
     /// For a streamed sound ([`Sound::stream_file`]): the file its plays
     /// decode. Its `samples` are then only guard frames and `frames` 0.
-    pub(crate) stream: Option<Arc<stream::StreamSource>>,
+    pub(crate) stream: Option<Arc<crate::stream::source::StreamSource>>,
 }
 
 /// A decoded sound, ready to play on any number of voices at once.
@@ -105,6 +68,40 @@ pub(crate) struct SoundData {
 /// assert!((sound.duration_seconds() - 0.1).abs() < 1e-9);
 /// # Ok::<(), voicepool::SoundError>(())
 /// ```
+///
+/// A sound is decoded to `f32` once, on the game side, and shared by every voice
+/// that plays it (cloning a [`Sound`] clones an `Arc`). At load time voicepool
+/// also measures how loud the sound is at every point of its length, so that the
+/// mixer can tell a loud sound in its silent tail from a faint sound still
+/// sounding without doing any analysis on the audio thread.
+///
+/// # More than two channels
+///
+/// Voices play mono and stereo. A file with more channels is downmixed to
+/// stereo at load, each channel by its speaker position (from the file's
+/// channel mask, or the standard order for its channel count):
+///
+/// | position | left | right |
+/// | --- | --- | --- |
+/// | front left | 1 | 0 |
+/// | front right | 0 | 1 |
+/// | front centre, and the other centre-line speakers (rear centre, top centre, ...) | 0.7071 | 0.7071 |
+/// | LFE | 0 | 0 |
+/// | any other speaker on the left (rear, side, left of centre, top left, ...) | 0.7071 | 0 |
+/// | any other speaker on the right | 0 | 0.7071 |
+/// | unknown (no mask and no standard layout, or more channels than the mask names) | by index: even to the left, odd to the right, 1 for channels 0 and 1, 0.7071 for the rest |
+///
+/// For 5.1 and 7.1 this is the ITU-R BS.775 downmix, `L = FL + 0.7071 C +
+/// 0.7071 Ls (+ 0.7071 Lb)` and the right mirrored, with the LFE channel
+/// dropped as BS.775 does (it only repeats, boosted for a subwoofer, what
+/// the main channels carry). Gains are not normalized, so a surround file
+/// is as loud as its stereo fold-down; peaks above 1 (at most 2.41 for
+/// 5.1, 3.12 for 7.1) are left to the mixer's limiter, and every sample is
+/// still clamped to ±[`MAX_SAMPLE_MAGNITUDE`]. The standard orders without a
+/// mask (WAV, FLAC): 3 = L R C, 4 (quad) = L R Lb Rb, 5 = L R C Lb Rb,
+/// 6 (5.1) = L R C LFE Lb Rb, 7 (6.1) = L R C LFE Cb Ls Rs, 8 (7.1) = L R C
+/// LFE Lb Rb Ls Rs; OGG Vorbis files are read in the order its
+/// specification gives (5.1 = L C R Lb Rb LFE).
 #[derive(Clone)]
 pub struct Sound {
     pub(crate) data: Arc<SoundData>,
@@ -441,7 +438,10 @@ impl Sound {
     }
 
     /// A streamed sound: its plays decode `source`.
-    pub(super) fn build_stream(name: String, source: Arc<stream::StreamSource>) -> Sound {
+    pub(crate) fn build_stream(
+        name: String,
+        source: Arc<crate::stream::source::StreamSource>,
+    ) -> Sound {
         let channels = source.channels;
         Sound {
             name: name.into(),

@@ -13,7 +13,7 @@ use super::{Sound, SoundError, MAX_FRAMES, SAMPLE_RATE_RANGE};
 /// loader allocate more than the data actually read.
 const MAX_UP_FRONT_SAMPLES: usize = 1 << 20;
 
-pub(super) fn decode<R: Read + Seek>(
+pub(crate) fn decode<R: Read + Seek>(
     mut reader: R,
     path: &Path,
     name: String,
@@ -217,20 +217,20 @@ fn decode_samples<R: Read>(
 /// The parts of a WAV `fmt ` chunk needed to name a format, read without
 /// hound (which reports every encoding it does not read as the same error).
 #[derive(Debug)]
-pub(super) struct FmtInfo {
-    pub(super) tag: u16,
-    pub(super) channels: u16,
-    pub(super) block_align: u16,
-    pub(super) bits: u16,
+pub(crate) struct FmtInfo {
+    pub(crate) tag: u16,
+    pub(crate) channels: u16,
+    pub(crate) block_align: u16,
+    pub(crate) bits: u16,
     /// For `WAVE_FORMAT_EXTENSIBLE`: the valid bits per sample (as hound
     /// reads them: 0 means "same as the container"); otherwise `bits`.
-    pub(super) valid_bits: Option<u16>,
+    pub(crate) valid_bits: Option<u16>,
     /// For `WAVE_FORMAT_EXTENSIBLE`: the format code inside the sub-format
     /// GUID, when it is one of the standard `KSDATAFORMAT_SUBTYPE_*` GUIDs.
-    pub(super) sub_tag: Option<u16>,
+    pub(crate) sub_tag: Option<u16>,
     /// For `WAVE_FORMAT_EXTENSIBLE`: the speaker positions of the channels
     /// (`dwChannelMask`).
-    pub(super) channel_mask: Option<u32>,
+    pub(crate) channel_mask: Option<u32>,
 }
 
 const WAVE_FORMAT_EXTENSIBLE: u16 = 0xFFFE;
@@ -247,7 +247,7 @@ pub const MAX_CHUNKS_BEFORE_DATA: usize = 1 << 20;
 
 impl FmtInfo {
     /// Why this format is not played, or `None` if hound should read it.
-    pub(super) fn unsupported(&self) -> Option<String> {
+    pub(crate) fn unsupported(&self) -> Option<String> {
         let tag = if self.tag == WAVE_FORMAT_EXTENSIBLE {
             self.sub_tag?
         } else {
@@ -316,7 +316,7 @@ fn is_os_error(e: &io::Error) -> bool {
     e.raw_os_error().is_some()
 }
 
-pub(super) fn unsupported(path: &Path, reason: String) -> SoundError {
+pub(crate) fn unsupported(path: &Path, reason: String) -> SoundError {
     SoundError::Unsupported {
         path: path.to_path_buf(),
         reason,
@@ -324,7 +324,7 @@ pub(super) fn unsupported(path: &Path, reason: String) -> SoundError {
 }
 
 /// What a header hound refused means for the caller.
-pub(super) fn header_error(e: hound::Error, path: &Path) -> SoundError {
+pub(crate) fn header_error(e: hound::Error, path: &Path) -> SoundError {
     let not_wav = |reason: String| SoundError::NotWav {
         path: path.to_path_buf(),
         reason,
@@ -346,9 +346,9 @@ pub(super) fn header_error(e: hound::Error, path: &Path) -> SoundError {
 
 /// What a walk over the RIFF chunks found.
 #[derive(Default)]
-pub(super) struct Walk {
+pub(crate) struct Walk {
     /// The last `fmt ` chunk before `data`: parsed, and its first 40 bytes.
-    pub(super) fmt: Option<(FmtInfo, [u8; 40])>,
+    pub(crate) fmt: Option<(FmtInfo, [u8; 40])>,
     /// The `data` chunk: its declared length and where its bytes start.
     data: Option<(u32, u64)>,
     /// The walk stopped at [`MAX_CHUNKS_BEFORE_DATA`] without reaching `data`.
@@ -359,7 +359,7 @@ pub(super) struct Walk {
 /// allocated), looking at no more than [`MAX_CHUNKS_BEFORE_DATA`]. With `padded`,
 /// odd-sized chunks are followed by a pad byte, as RIFF says; without, as
 /// hound reads them. Stops quietly at anything it cannot make sense of.
-pub(super) fn walk_chunks<R: Read + Seek>(r: &mut R, padded: bool) -> Walk {
+pub(crate) fn walk_chunks<R: Read + Seek>(r: &mut R, padded: bool) -> Walk {
     let mut walk = Walk::default();
     let mut head = [0u8; 12];
     if r.read_exact(&mut head).is_err() || &head[0..4] != b"RIFF" || &head[8..12] != b"WAVE" {

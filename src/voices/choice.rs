@@ -9,7 +9,7 @@ use super::victim::Victim;
 use super::{
     Admission, Comeback, Identity, Newcomer, Placement, Rank, Refusal, StealRules, VoicePool,
 };
-use crate::command::StealPolicy;
+use crate::protocol::StealPolicy;
 
 /// How much more than its usual margin a virtual voice must outdo a real
 /// voice that has only just started, to come back in its place (4: 6 dB

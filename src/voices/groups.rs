@@ -8,7 +8,7 @@
 //! every method is O(1), allocates nothing and never panics (an index out of
 //! range, including [`NO_GROUP`], is simply "no group").
 
-use crate::command::{StealPolicy, ValidGroup, NO_GROUP};
+use crate::protocol::{StealPolicy, ValidGroup, NO_GROUP};
 
 /// What a group says to a new member starting at a given frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

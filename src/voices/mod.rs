@@ -25,7 +25,7 @@ pub(crate) use passes::Ran;
 #[cfg(test)]
 use passes::RUN_AHEAD;
 
-use crate::command::{StealPolicy, ValidGroup, NO_GROUP};
+use crate::protocol::{StealPolicy, ValidGroup, NO_GROUP};
 use crate::simd::Isa;
 use free_list::FreeList;
 #[cfg(any(test, feature = "hooks"))]
@@ -53,11 +53,11 @@ pub(crate) struct Identity {
     /// slots, the virtual pool and back.
     pub(crate) emitter: u32,
     /// A second bus it sends to (moves with the voice, as its bus does).
-    pub(crate) send: crate::command::SendTo,
+    pub(crate) send: crate::protocol::SendTo,
 }
 
 /// [`Identity::emitter`] of a play that is not positioned.
-pub(crate) use crate::command::NO_EMITTER;
+pub(crate) use crate::protocol::NO_EMITTER;
 
 impl Identity {
     const NOBODY: Identity = Identity {
@@ -67,7 +67,7 @@ impl Identity {
         group: NO_GROUP,
         virtualize: false,
         emitter: NO_EMITTER,
-        send: crate::command::SendTo::NONE,
+        send: crate::protocol::SendTo::NONE,
     };
 
     /// Its victim-choice key: protected voices and free slots (nobody)

@@ -68,7 +68,7 @@ fn victim_scan_follows_the_design_rules() {
                 group: [0, 1, 2, NO_GROUP][rnd(4) as usize],
                 virtualize: false,
                 emitter: crate::voices::NO_EMITTER,
-                send: crate::command::SendTo::NONE,
+                send: crate::protocol::SendTo::NONE,
             };
             let level = [0.0, 1e-6, 0.25, 0.5, 1.0][rnd(5) as usize];
             let (order, start) = (id * 3 + rnd(2), rnd(3_000));
@@ -132,7 +132,7 @@ fn release_and_replace_keep_the_index_and_keys_true() {
         group: if id == 3 { 0 } else { NO_GROUP },
         virtualize: false,
         emitter: crate::voices::NO_EMITTER,
-        send: crate::command::SendTo::NONE,
+        send: crate::protocol::SendTo::NONE,
     };
     let new = |id, voice, level, now| Newcomer {
         who: who(id),
@@ -191,7 +191,7 @@ fn a_full_group_replaces_its_own_members_only() {
             group,
             virtualize: false,
             emitter: crate::voices::NO_EMITTER,
-            send: crate::command::SendTo::NONE,
+            send: crate::protocol::SendTo::NONE,
         };
         let new = Newcomer {
             who,
@@ -241,7 +241,7 @@ fn the_level_refresh_shows_voices_ahead_of_their_turn() {
                 group: NO_GROUP,
                 virtualize: false,
                 emitter: crate::voices::NO_EMITTER,
-                send: crate::command::SendTo::NONE,
+                send: crate::protocol::SendTo::NONE,
             },
             voice: id,
             level: 0.5,

@@ -7,7 +7,7 @@
 //! and its audibility level ([`super::audibility`]), refreshed by the voice
 //! manager itself, never by metering.
 
-use crate::command::{StealPolicy, NO_GROUP};
+use crate::protocol::{StealPolicy, NO_GROUP};
 use crate::simd::Isa;
 
 /// Victim-choice sort key of a slot; smaller is a better victim (ties go to

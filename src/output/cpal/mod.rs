@@ -1,78 +1,4 @@
 //! [`AudioEngine`]: the mixer on a live output device, through cpal.
-//!
-//! [`AudioEngine::start`] starts the engine's output thread, which opens
-//! the default output device (or the one named in
-//! [`EngineSettings::device`], on the host named in [`EngineSettings::host`]),
-//! takes the device's default stream config (its rate, channel count and
-//! sample format; if that format is not `f32`, `i16` or `u16`, another
-//! config at the same rate that is), asks for
-//! [`EngineSettings::buffer_frames`] if set, and moves the [`Mixer`] into
-//! the stream's data callback. The game side is the same [`Engine`] that
-//! [`crate::OfflineEngine`] dereferences to.
-//!
-//! # Real-time contract of the callback
-//!
-//! The data callback calls one function, the real-time entry point
-//! (`Slot::fill`, private), which keeps the rules of [`crate::mixer`]:
-//!
-//! - it borrows the audio side (mixer and scratch buffer) from a cell with
-//!   one atomic exchange, and gives it back with one store (a cell whose
-//!   side the output thread has taken gives silence);
-//! - the mixer renders into a stereo scratch buffer allocated on the output
-//!   thread, big enough for the largest block the device is expected to ask
-//!   for ([`StreamInfo::max_block_frames`]); a larger request is rendered
-//!   in chunks of that size, never by growing the buffer;
-//! - the mix is converted into the device's format in place in the device's
-//!   buffer: stereo is written to the first two channels (extra channels get
-//!   silence), mono gets `(left + right) / 2`;
-//! - it reads the monotonic clock on entry and exit and counts the
-//!   callback, and a late one, in [`crate::Stats`] (`callbacks`,
-//!   `late_callbacks`, `worst_callback`, `callback_budget`): relaxed atomics;
-//! - nothing allocates, frees, locks, blocks, prints or panics.
-//!
-//! Stream errors arrive on cpal's error callback, which may run on the
-//! audio thread (ALSA) or another (JACK). It only sorts the error (device
-//! lost, underrun, other) by its text and bumps an atomic counter. cpal's
-//! JACK host reports every xrun, counted in [`crate::Stats::underruns`];
-//! cpal 0.16's ALSA backend recovers from buffer underruns without
-//! reporting them, so there they are neither counted nor reported (a late
-//! callback still counts in `late_callbacks`).
-//!
-//! # The output thread, and device recovery
-//!
-//! The stream lives on a thread of the engine's own, the output thread
-//! (`supervisor.rs`), which opens it, watches it every 20 ms and turns the
-//! error counts into [`crate::Event::StreamError`]s. The device is lost when the
-//! error callback says so (a vanished ALSA device, a JACK server that shut
-//! down) or when no data callback has come for a second. Then the game
-//! gets `StreamError { kind: DeviceLost }`, and, with
-//! [`EngineSettings::recover_device`] on (the default), the output thread
-//! takes the audio side out of the old stream's cell (it can do so while
-//! that stream still exists, even one whose host thread hangs), disposes of
-//! the old stream, and reopens the named device, or the default one, at the
-//! mixer's rate, retrying with a backoff (50 ms doubling to 2 s) until it
-//! opens. The same mixer, voices and queues go on from where they stopped:
-//! nothing is rendered while no device plays, so voices keep their
-//! positions and the engine's clock ([`crate::Controller::clock`]) pauses; commands
-//! sent meanwhile wait in the queue (a full queue is
-//! [`crate::PlayError::QueueFull`], as ever). The game then gets
-//! [`crate::Event::OutputRecovered`] with the device's name and rate.
-//!
-//! The rate never changes: a device is only opened at the rate the mixer
-//! runs at (its default, or one of its configs that offers that rate). A
-//! device that only offers other rates is not used (the game gets
-//! `StreamError { kind: RateUnavailable }` once per loss) and the thread
-//! keeps trying; a game that wants to follow the device to another rate
-//! turns recovery off and starts a new engine.
-//!
-//! # Shutdown: the audio side is freed on the game side
-//!
-//! Dropping (or [`AudioEngine::close`]-ing) the engine tells the output
-//! thread to stop (waking it from a wait between retries at once). It takes
-//! the audio side out of the stream's cell, drops the stream (on Linux on a
-//! thread of its own, waited for at most 2 s: cpal 0.16's ALSA backend
-//! can hang there when a write keeps failing), and sends the side home,
-//! where it is freed on the thread that dropped the engine.
 
 use std::fmt;
 use std::ops::{Deref, DerefMut};
@@ -81,10 +7,10 @@ use std::thread::JoinHandle;
 
 use crossbeam_channel::Receiver;
 
+use crate::engine::settings::EngineSettings;
 use crate::engine::Engine;
 use crate::error::EngineError;
 use crate::mixer::Mixer;
-use crate::settings::EngineSettings;
 
 mod open;
 mod side;
@@ -208,6 +134,80 @@ mod hook {
 /// }
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+///
+/// [`AudioEngine::start`] starts the engine's output thread, which opens
+/// the default output device (or the one named in
+/// [`EngineSettings::device`], on the host named in [`EngineSettings::host`]),
+/// takes the device's default stream config (its rate, channel count and
+/// sample format; if that format is not `f32`, `i16` or `u16`, another
+/// config at the same rate that is), asks for
+/// [`EngineSettings::buffer_frames`] if set, and moves the [`Mixer`] into
+/// the stream's data callback. The game side is the same [`Engine`] that
+/// [`crate::OfflineEngine`] dereferences to.
+///
+/// # Real-time contract of the callback
+///
+/// The data callback calls one function, the real-time entry point
+/// (`Slot::fill`, private), which keeps the rules of [`crate::mixer`]:
+///
+/// - it borrows the audio side (mixer and scratch buffer) from a cell with
+///   one atomic exchange, and gives it back with one store (a cell whose
+///   side the output thread has taken gives silence);
+/// - the mixer renders into a stereo scratch buffer allocated on the output
+///   thread, big enough for the largest block the device is expected to ask
+///   for ([`StreamInfo::max_block_frames`]); a larger request is rendered
+///   in chunks of that size, never by growing the buffer;
+/// - the mix is converted into the device's format in place in the device's
+///   buffer: stereo is written to the first two channels (extra channels get
+///   silence), mono gets `(left + right) / 2`;
+/// - it reads the monotonic clock on entry and exit and counts the
+///   callback, and a late one, in [`crate::Stats`] (`callbacks`,
+///   `late_callbacks`, `worst_callback`, `callback_budget`): relaxed atomics;
+/// - nothing allocates, frees, locks, blocks, prints or panics.
+///
+/// Stream errors arrive on cpal's error callback, which may run on the
+/// audio thread (ALSA) or another (JACK). It only sorts the error (device
+/// lost, underrun, other) by its text and bumps an atomic counter. cpal's
+/// JACK host reports every xrun, counted in [`crate::Stats::underruns`];
+/// cpal 0.16's ALSA backend recovers from buffer underruns without
+/// reporting them, so there they are neither counted nor reported (a late
+/// callback still counts in `late_callbacks`).
+///
+/// # The output thread, and device recovery
+///
+/// The stream lives on a thread of the engine's own, the output thread
+/// (`supervisor.rs`), which opens it, watches it every 20 ms and turns the
+/// error counts into [`crate::Event::StreamError`]s. The device is lost when the
+/// error callback says so (a vanished ALSA device, a JACK server that shut
+/// down) or when no data callback has come for a second. Then the game
+/// gets `StreamError { kind: DeviceLost }`, and, with
+/// [`EngineSettings::recover_device`] on (the default), the output thread
+/// takes the audio side out of the old stream's cell (it can do so while
+/// that stream still exists, even one whose host thread hangs), disposes of
+/// the old stream, and reopens the named device, or the default one, at the
+/// mixer's rate, retrying with a backoff (50 ms doubling to 2 s) until it
+/// opens. The same mixer, voices and queues go on from where they stopped:
+/// nothing is rendered while no device plays, so voices keep their
+/// positions and the engine's clock ([`crate::Controller::clock`]) pauses; commands
+/// sent meanwhile wait in the queue (a full queue is
+/// [`crate::PlayError::QueueFull`], as ever). The game then gets
+/// [`crate::Event::OutputRecovered`] with the device's name and rate.
+///
+/// The rate never changes: a device is only opened at the rate the mixer
+/// runs at (its default, or one of its configs that offers that rate). A
+/// device that only offers other rates is not used (the game gets
+/// `StreamError { kind: RateUnavailable }` once per loss) and the thread
+/// keeps trying; a game that wants to follow the device to another rate
+/// turns recovery off and starts a new engine.
+///
+/// # Shutdown: the audio side is freed on the game side
+///
+/// Dropping (or [`AudioEngine::close`]-ing) the engine tells the output
+/// thread to stop (waking it from a wait between retries at once). It takes
+/// the audio side out of the stream's cell, drops the stream (on Linux on a
+/// thread of its own, waited for at most 2 s: cpal 0.16's ALSA backend
+/// can hang there when a write keeps failing), and sends the side home,
+/// where it is freed on the thread that dropped the engine.
 pub struct AudioEngine {
     engine: Engine,
     control: Arc<Control>,

@@ -9,9 +9,9 @@ use cpal::{FromSample, SizedSample};
 
 use super::side::{AudioSide, Slot, StreamFlags};
 use super::{DeviceSampleFormat, StreamInfo, MAX_BLOCK_FRAMES, MIN_BLOCK_FRAMES};
+use crate::engine::settings::EngineSettings;
 use crate::error::EngineError;
-use crate::settings::EngineSettings;
-use crate::stats::Counters;
+use crate::protocol::stats::Counters;
 
 /// A device and the config to open it with.
 pub(super) struct Probe {

@@ -14,7 +14,7 @@ use cpal::{FromSample, Sample};
 
 use super::{CallbackHook, CallbackPhase};
 use crate::mixer::Mixer;
-use crate::stats::Counters;
+use crate::protocol::stats::Counters;
 
 /// Everything the data callback works with.
 pub(crate) struct AudioSide {

@@ -22,11 +22,11 @@ use ringbuf::HeapProd;
 use super::open::{self, Live, ProbeError, QuietAlsa};
 use super::side::AudioSide;
 use super::{CallbackHook, StreamInfo};
-use crate::command::{Event, StreamErrorKind, TimedEvent};
+use crate::engine::settings::EngineSettings;
 use crate::engine::Engine;
 use crate::error::EngineError;
-use crate::settings::EngineSettings;
-use crate::stats::Counters;
+use crate::protocol::stats::Counters;
+use crate::protocol::{Event, StreamErrorKind, TimedEvent};
 use crate::DeviceName;
 
 /// How often the thread looks at the stream.

@@ -23,7 +23,7 @@ use crate::simd::Isa;
 
 #[cfg(target_arch = "x86_64")]
 #[macro_use]
-mod window;
+mod fetch8;
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 #[cfg(target_arch = "x86_64")]

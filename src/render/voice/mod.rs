@@ -11,12 +11,12 @@
 
 use std::sync::Arc;
 
-use crate::command::ValidParams;
+use crate::protocol::ValidParams;
 use crate::sound::SoundData;
 
 use super::kernel::{self, Gain, FRAC_BITS, FRAC_ONE};
-use super::stream::StreamReaders;
 use crate::simd::Isa;
+use crate::stream::reader::StreamReaders;
 
 mod control;
 mod pair;

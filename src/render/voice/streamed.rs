@@ -7,8 +7,8 @@
 
 use super::{Phase, Voice};
 use crate::render::kernel::FRAC_BITS;
-use crate::render::stream::StreamReader;
 use crate::simd::Isa;
+use crate::stream::reader::StreamReader;
 
 /// A streamed play's frame numbers are moved back once they reach this
 /// (2^30 frames: 6 hours at 48 kHz), far below where its 32.32 position

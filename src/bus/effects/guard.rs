@@ -13,10 +13,10 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::alloc_check;
-use crate::command::EffectFault;
-use crate::effect::{CustomEffect, EffectHealth, EffectParam};
+use crate::bus::{CustomEffect, EffectHealth, EffectParam};
+use crate::protocol::EffectFault;
 
-use super::super::buses::peak_of_both;
+use crate::bus::mix::peak_of_both;
 
 /// The largest magnitude a bus passes on: above it a piece is taken for
 /// an overflow in the making (a sum of sane sounds never comes near).

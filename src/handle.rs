@@ -5,7 +5,7 @@
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
-use super::{MASTER_BUS, NO_EMITTER};
+use crate::protocol::{MASTER_BUS, NO_EMITTER};
 
 /// Names one `play` call. `Copy + Eq + Hash`; unique per play for the life of
 /// the engine, and never equal to a handle of another engine: it carries the

@@ -9,9 +9,9 @@ use std::fs::File;
 use std::io::{BufReader, Seek};
 use std::path::{Path, PathBuf};
 
-use super::downmix::{self, Downmix};
-use super::wav::{header_error, unsupported, walk_chunks};
-use super::{SoundError, SAMPLE_RATE_RANGE};
+use crate::sound::downmix::{self, Downmix};
+use crate::sound::wav::{header_error, unsupported, walk_chunks};
+use crate::sound::{SoundError, SAMPLE_RATE_RANGE};
 
 /// Frames read per chunk.
 const CHUNK_FRAMES: usize = 4_096;

@@ -11,12 +11,11 @@ use std::sync::Arc;
 use crate::sound::SoundData;
 use crate::space::{ValidEmitter, ValidListener};
 
-mod handles;
-mod positions;
+pub(crate) mod stats;
 
-pub(crate) use handles::EngineId;
-pub use handles::{BusHandle, GroupHandle, VoiceHandle};
-pub(crate) use positions::{EmitterTable, Positions, NO_EMITTER};
+pub(crate) use crate::handle::EngineId;
+pub use crate::handle::{BusHandle, GroupHandle, VoiceHandle};
+pub(crate) use crate::space::positions::{EmitterTable, Positions, NO_EMITTER};
 
 /// The master bus's index: every engine's bus 0.
 pub(crate) const MASTER_BUS: u16 = 0;
@@ -160,12 +159,12 @@ pub(crate) enum Command {
     },
     /// Bus `index` gets its parent, volume, effects and duck (sent once,
     /// by `create_bus_with`; the audio side keeps the box).
-    SetupBus(Box<crate::effect::BusSetup>),
+    SetupBus(Box<crate::bus::BusSetup>),
     /// Effect `index` of bus `bus` glides a parameter over `frames`.
     SetEffectParam {
         bus: u16,
         index: u8,
-        param: crate::effect::EffectParam,
+        param: crate::bus::EffectParam,
         frames: u32,
     },
     ResumeBus {

@@ -13,10 +13,10 @@
 //! or frees; every index is checked.
 
 use super::{Bus, Buses, BUS_FRAMES};
-use crate::command::EffectFault;
-use crate::command::MASTER_BUS;
-use crate::effect::{BusSetup, EffectParam, ValidDuck};
-use crate::render::effects::guard::{self, CEILING};
+use crate::bus::effects::guard::{self, CEILING};
+use crate::bus::{BusSetup, EffectParam, ValidDuck};
+use crate::protocol::EffectFault;
+use crate::protocol::MASTER_BUS;
 use crate::sound::bands::BAND_HZ;
 
 /// Above this peak a bus sounds for the buses it ducks (-60 dBFS).

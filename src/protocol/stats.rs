@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::command::{EngineId, VoiceHandle};
+use crate::protocol::{EngineId, VoiceHandle};
 
 /// A snapshot of the engine's counters. All counts are since the engine started.
 ///

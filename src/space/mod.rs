@@ -1,27 +1,13 @@
 //! Sound from places: the [`Listener`], where a play sounds from
 //! ([`crate::PlayParams::position`], [`Spatial`]), and what distance,
 //! direction and motion make of it: a gain, a pan and a doppler pitch.
-//!
-//! Plain data and pure arithmetic, shared by the game side (which validates),
-//! the renderer (which turns them into gain, pan and pitch ramps every block)
-//! and the voice manager (which ranks a positioned voice by where it will
-//! be). Nothing here allocates, locks or panics.
-//!
-//! Coordinates are metres (and metres per second), right-handed, +Y up; a
-//! listener at rest at the origin faces -Z, so +X is to its right.
-//!
-//! | value | accepted | out of range | NaN / infinite |
-//! | --- | --- | --- | --- |
-//! | a position or velocity component | any finite `f32` | - | rejected |
-//! | `Listener::forward`, `up` | finite, not zero (any length: normalised), not parallel | a zero or parallel pair: rejected | rejected |
-//! | `min_distance` | above 0 | 0 or below: rejected | rejected |
-//! | `max_distance` | at least `min_distance` | below it: rejected | rejected |
-//! | `rolloff` | `0.0..=`[`MAX_ROLLOFF`] | clamped | rejected |
-//! | `doppler` | `0.0..=`[`MAX_DOPPLER`] (0: no pitch shift) | clamped | rejected |
-//! | `EngineSettings::speed_of_sound` | `1.0..=100_000.0` m/s | an engine error | an engine error |
 
-use crate::command::NO_EMITTER;
+pub(crate) mod control;
+pub(crate) mod mix;
+pub(crate) mod positions;
+
 use crate::error::PlayError;
+use crate::protocol::NO_EMITTER;
 
 /// A vector in metres or metres per second.
 pub(crate) type Vec3 = [f32; 3];
@@ -120,6 +106,24 @@ pub enum DistanceModel {
 /// assert!(engine.render(480).iter().all(|&s| s == 0.0)); // beyond 30 m: silent
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+///
+/// Plain data and pure arithmetic, shared by the game side (which validates),
+/// the renderer (which turns them into gain, pan and pitch ramps every block)
+/// and the voice manager (which ranks a positioned voice by where it will
+/// be). Nothing here allocates, locks or panics.
+///
+/// Coordinates are metres (and metres per second), right-handed, +Y up; a
+/// listener at rest at the origin faces -Z, so +X is to its right.
+///
+/// | value | accepted | out of range | NaN / infinite |
+/// | --- | --- | --- | --- |
+/// | a position or velocity component | any finite `f32` | - | rejected |
+/// | `Listener::forward`, `up` | finite, not zero (any length: normalised), not parallel | a zero or parallel pair: rejected | rejected |
+/// | `min_distance` | above 0 | 0 or below: rejected | rejected |
+/// | `max_distance` | at least `min_distance` | below it: rejected | rejected |
+/// | `rolloff` | `0.0..=`[`MAX_ROLLOFF`] | clamped | rejected |
+/// | `doppler` | `0.0..=`[`MAX_DOPPLER`] (0: no pitch shift) | clamped | rejected |
+/// | `EngineSettings::speed_of_sound` | `1.0..=100_000.0` m/s | an engine error | an engine error |
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Spatial {
     /// How distance attenuates.

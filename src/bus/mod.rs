@@ -10,8 +10,12 @@
 use std::fmt;
 use std::time::Duration;
 
-use crate::command::BusHandle;
+pub(crate) mod control;
+pub(crate) mod effects;
+pub(crate) mod mix;
+
 use crate::error::PlayError;
+use crate::protocol::BusHandle;
 
 /// How a bus is made: where it feeds, its effects in order, what ducks it,
 /// its starting volume. `BusSettings::default()` is a plain bus feeding the

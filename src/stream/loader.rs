@@ -17,9 +17,9 @@ use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use ringbuf::traits::{Observer, Producer};
 use ringbuf::HeapProd;
 
-use super::loudness::Meter;
-use super::stream::StreamDecoder;
-use super::stream::{StreamShared, StreamSource};
+use super::source::StreamDecoder;
+use super::source::{StreamShared, StreamSource};
+use crate::sound::loudness::Meter;
 
 /// How often the loader thread tops up the rings when nothing wakes it.
 /// A ring holds [`crate::EngineSettings::stream_buffer_frames`] (half a
@@ -307,7 +307,7 @@ fn decode_more(job: &mut Job) -> Result<bool, ()> {
         if got > 0 {
             job.lap_frames += got as u64;
             // Clamped and flushed as a decoded sound's samples are.
-            super::condition(&mut job.pending);
+            crate::sound::condition(&mut job.pending);
             return Ok(true);
         }
         if decoder.is_skipping() {

@@ -1,42 +1,11 @@
 //! [`PlayParams`]: how one sound is played, validated at the API boundary so
 //! the audio thread never sees a bad value.
-//!
-//! | parameter | range | out of range | NaN / infinite |
-//! | --- | --- | --- | --- |
-//! | volume | `0.0..=`[`MAX_VOLUME`] (linear gain) | clamped; below [`MIN_AUDIBLE_VOLUME`] becomes 0 | rejected |
-//! | pan | `-1.0..=1.0` (left to right) | clamped | rejected |
-//! | pitch | [`MIN_PITCH`]`..=`[`MAX_PITCH`] (playback-rate factor) | above 0: clamped; 0 or below: rejected (always a bug) | rejected |
-//! | fade-in | `0.0..=`[`MAX_FADE_SECONDS`] seconds | clamped | rejected |
-//! | priority | any `u8` (higher survives stealing) | cannot be | cannot be |
-//! | looping, protected, virtualize | `bool` | cannot be | cannot be |
-//! | start_at | any `u64` output frame | a frame already rendered: at once; more than 2^32 frames (a day at 48 kHz) ahead: waits 2^32 - 1 frames | cannot be |
-//! | group, bus | a handle of this engine | another engine's: [`PlayError::ForeignHandle`] | cannot be |
-//! | fade durations (`fade_volume`, `stop_with_fade`, bus fades) | up to [`MAX_FADE_SECONDS`] | clamped | cannot be |
-//! | position, velocity | any finite metres (per second) | - | rejected |
-//! | spatial | see [`crate::space`] | see there | rejected |
-//! | bus volume | `0.0..=`[`MAX_VOLUME`] | clamped | rejected |
-//! | master volume | `0.0..=`[`MAX_MASTER_VOLUME`] | clamped | rejected |
-//!
-//! The same rules hold for [`Controller::set_volume`], [`Controller::set_pan`]
-//! and [`Controller::set_pitch`]. "Clamped" means the nearest end of the
-//! range is used, exactly as if it had been passed (negative volume is 0: the
-//! voice plays silently, holds its slot and reports `Ended` as usual). The
-//! builder clamps as it is given a value, so `Debug` shows what will be
-//! used. "Rejected" means the call returns [`PlayError::InvalidParameter`]
-//! naming the parameter and the value, nothing is sent to the audio thread
-//! and no handle is used up; a bad value is rejected even when the handle
-//! is stale. So the audio thread only ever sees finite values in range.
-//! `tests/params.rs` checks every row.
-//!
-//! [`Controller::set_volume`]: crate::Controller::set_volume
-//! [`Controller::set_pan`]: crate::Controller::set_pan
-//! [`Controller::set_pitch`]: crate::Controller::set_pitch
 
 use std::time::Duration;
 
-use crate::command::{BusHandle, EngineId, GroupHandle, ValidParams, MASTER_BUS, NO_GROUP};
+use crate::engine::settings::EngineSettings;
 use crate::error::PlayError;
-use crate::settings::EngineSettings;
+use crate::protocol::{BusHandle, EngineId, GroupHandle, ValidParams, MASTER_BUS, NO_GROUP};
 use crate::space::{valid_vector, Spatial, ValidEmitter};
 
 /// Loudest volume accepted (linear gain, +12 dB).
@@ -62,6 +31,39 @@ pub const MAX_MASTER_VOLUME: f32 = 16.0;
 /// let p = PlayParams::default().volume(0.8).pan(-0.5).pitch(1.2).priority(200);
 /// assert_eq!(p.get_priority(), 200);
 /// ```
+///
+/// # Ranges
+///
+/// | parameter | range | out of range | NaN / infinite |
+/// | --- | --- | --- | --- |
+/// | volume | `0.0..=`[`MAX_VOLUME`] (linear gain) | clamped; below [`MIN_AUDIBLE_VOLUME`] becomes 0 | rejected |
+/// | pan | `-1.0..=1.0` (left to right) | clamped | rejected |
+/// | pitch | [`MIN_PITCH`]`..=`[`MAX_PITCH`] (playback-rate factor) | above 0: clamped; 0 or below: rejected (always a bug) | rejected |
+/// | fade-in | `0.0..=`[`MAX_FADE_SECONDS`] seconds | clamped | rejected |
+/// | priority | any `u8` (higher survives stealing) | cannot be | cannot be |
+/// | looping, protected, virtualize | `bool` | cannot be | cannot be |
+/// | start_at | any `u64` output frame | a frame already rendered: at once; more than 2^32 frames (a day at 48 kHz) ahead: waits 2^32 - 1 frames | cannot be |
+/// | group, bus | a handle of this engine | another engine's: [`PlayError::ForeignHandle`] | cannot be |
+/// | fade durations (`fade_volume`, `stop_with_fade`, bus fades) | up to [`MAX_FADE_SECONDS`] | clamped | cannot be |
+/// | position, velocity | any finite metres (per second) | - | rejected |
+/// | spatial | see [`crate::space`] | see there | rejected |
+/// | bus volume | `0.0..=`[`MAX_VOLUME`] | clamped | rejected |
+/// | master volume | `0.0..=`[`MAX_MASTER_VOLUME`] | clamped | rejected |
+///
+/// The same rules hold for [`Controller::set_volume`], [`Controller::set_pan`]
+/// and [`Controller::set_pitch`]. "Clamped" means the nearest end of the
+/// range is used, exactly as if it had been passed (negative volume is 0: the
+/// voice plays silently, holds its slot and reports `Ended` as usual). The
+/// builder clamps as it is given a value, so `Debug` shows what will be
+/// used. "Rejected" means the call returns [`PlayError::InvalidParameter`]
+/// naming the parameter and the value, nothing is sent to the audio thread
+/// and no handle is used up; a bad value is rejected even when the handle
+/// is stale. So the audio thread only ever sees finite values in range.
+/// `tests/params.rs` checks every row.
+///
+/// [`Controller::set_volume`]: crate::Controller::set_volume
+/// [`Controller::set_pan`]: crate::Controller::set_pan
+/// [`Controller::set_pitch`]: crate::Controller::set_pitch
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PlayParams {
     volume: f32,
@@ -502,11 +504,11 @@ impl PlayParams {
             None => MASTER_BUS,
         };
         let send = match self.send {
-            Some((b, level)) => crate::command::SendTo {
+            Some((b, level)) => crate::protocol::SendTo {
                 bus: b.index_in(engine).ok_or(PlayError::ForeignHandle)?,
                 level: finite("send level", level)?.clamp(0.0, MAX_VOLUME),
             },
-            None => crate::command::SendTo::NONE,
+            None => crate::protocol::SendTo::NONE,
         };
         Ok(ValidParams {
             group,
@@ -526,7 +528,7 @@ impl PlayParams {
                     position: valid_vector("position", position)?,
                     velocity: valid_vector("velocity", self.velocity)?,
                     spatial: self.spatial.validate()?,
-                    cell: crate::command::NO_EMITTER,
+                    cell: crate::protocol::NO_EMITTER,
                 }),
                 None => None,
             },

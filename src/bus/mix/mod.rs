@@ -22,13 +22,13 @@
 
 mod graph;
 
-use crate::command::MASTER_BUS;
-use crate::effect::BusSetup;
+use crate::bus::BusSetup;
+use crate::protocol::MASTER_BUS;
 use crate::simd::Isa;
 use crate::sound::bands::Bands;
 
-use super::limiter::interleave_limited;
-use super::ramp::Ramp;
+use crate::render::limiter::interleave_limited;
+use crate::render::ramp::Ramp;
 use graph::DuckState;
 
 /// Frames per channel of each bus buffer; longer blocks render in pieces.

@@ -6,7 +6,7 @@ mod filter;
 pub(crate) mod guard;
 mod reverb;
 
-use crate::effect::{CustomEffect, Effect};
+use crate::bus::{CustomEffect, Effect};
 
 pub(crate) use filter::{Filter, Pass};
 pub(crate) use reverb::Reverb;

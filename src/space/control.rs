@@ -15,15 +15,15 @@ use std::sync::Arc;
 use ringbuf::traits::{Consumer, Split};
 use ringbuf::{HeapCons, HeapRb};
 
-use super::game_state::GameState;
-use super::Controller;
-use crate::command::{Command, EmitterTable, Positions, VoiceHandle, NO_EMITTER};
+use crate::engine::game_state::GameState;
+use crate::engine::Controller;
 use crate::error::PlayError;
+use crate::protocol::{Command, EmitterTable, Positions, VoiceHandle, NO_EMITTER};
 use crate::space::{valid_vector, Emitter, Listener, ValidEmitter};
 
 /// The game side of the emitter table: the cells free to give to a new
 /// positioned play, and the queue on which the audio side gives them back.
-pub(super) struct GameSpace {
+pub(crate) struct GameSpace {
     positions: Arc<Positions>,
     free: Vec<u32>,
     returns: HeapCons<u32>,
@@ -32,7 +32,7 @@ pub(super) struct GameSpace {
 impl GameSpace {
     /// A table of `cells` cells: the game side's part, and the audio
     /// side's (to be sent to it).
-    pub(super) fn make(cells: usize) -> (GameSpace, EmitterTable) {
+    pub(crate) fn make(cells: usize) -> (GameSpace, EmitterTable) {
         let positions = Arc::new(Positions::new(cells));
         let (prod, cons) = HeapRb::<u32>::new(cells.max(1)).split();
         let game = GameSpace {
@@ -62,18 +62,18 @@ impl GameSpace {
     }
 
     /// The shared table of positions.
-    pub(super) fn positions(&self) -> Arc<Positions> {
+    pub(crate) fn positions(&self) -> Arc<Positions> {
         Arc::clone(&self.positions)
     }
 
     /// A cell whose play was never sent.
-    pub(super) fn give_back(&mut self, cell: u32) {
+    pub(crate) fn give_back(&mut self, cell: u32) {
         if cell != NO_EMITTER {
             self.free.push(cell);
         }
     }
 
-    pub(super) fn memory_bytes(&self) -> usize {
+    pub(crate) fn memory_bytes(&self) -> usize {
         self.positions.memory_bytes() + 2 * self.free.capacity() * std::mem::size_of::<u32>()
     }
 }
@@ -99,7 +99,7 @@ impl Controller {
     /// Play `id`, positioned at `at`, gets a cell of the table of
     /// positions (made with the engine); its cell, written where `at`
     /// says.
-    pub(super) fn claim_cell(
+    pub(crate) fn claim_cell(
         &self,
         game: &mut GameState,
         id: u64,

@@ -15,8 +15,8 @@ use std::sync::Arc;
 use ringbuf::traits::{Consumer, Observer};
 use ringbuf::HeapCons;
 
-use crate::sound::stream::{StreamCurve, StreamShared, NO_END};
 use crate::sound::GUARD_FRAMES;
+use crate::stream::source::{StreamCurve, StreamShared, NO_END};
 
 /// Source frames a slot stages at most (plus guard frames): the kernels
 /// read a voice's block from here in runs of up to this many frames.

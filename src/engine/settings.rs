@@ -1,34 +1,10 @@
 //! [`EngineSettings`] and [`StealPolicy`]: what is fixed when an engine starts.
-//!
-//! Settings are checked by [`EngineSettings::validate`] when an engine is
-//! made. Unlike play parameters, almost nothing is clamped: a value out of
-//! range makes the engine constructor return
-//! [`EngineError::InvalidSettings`] naming the field, because settings are
-//! written once, by a programmer, and a typo there should be loud. The one
-//! exception is `audible_window`, a loudness in dB whose useful range is a
-//! matter of taste: a finite positive value outside [`AUDIBLE_WINDOW_DB`]
-//! is clamped into it (the table below).
-//!
-//! | field | accepted |
-//! | --- | --- |
-//! | `voices` | `1..=`[`MAX_VOICES`] |
-//! | `sample_rate` | [`OUTPUT_RATE_RANGE`] |
-//! | `command_capacity`, `event_capacity` | `1..=1_048_576` |
-//! | `min_voice_age`, `steal_fade`, `stop_fade`, `param_ramp`, `pause_fade` | at most 60 s (0 is allowed: no fade, a cut) |
-//! | `groups` | `0..=`[`MAX_GROUPS`] |
-//! | `buses` | `0..=`[`MAX_BUSES`] (besides the master bus) |
-//! | `virtual_voices` | `0..=`[`MAX_VIRTUAL_VOICES`] |
-//! | `audible_window` | `None`, or finite and above 0 (clamped to [`AUDIBLE_WINDOW_DB`]) |
-//! | `master_gain` | finite, `0.0..=16.0` |
-//! | `buffer_frames` | `None` or at least 1 |
-//! | `streams` | `0..=`[`MAX_STREAMS`] |
-//! | `stream_buffer_frames` | [`STREAM_BUFFER_RANGE`] |
 
 use std::time::Duration;
 
 use crate::error::EngineError;
 
-pub use crate::command::StealPolicy;
+pub use crate::protocol::StealPolicy;
 
 /// Everything fixed when an engine starts. Build it with struct-update syntax:
 ///
@@ -37,6 +13,32 @@ pub use crate::command::StealPolicy;
 /// let settings = EngineSettings { voices: 16, steal_policy: StealPolicy::Oldest, ..Default::default() };
 /// assert_eq!(settings.sample_rate, 48_000);
 /// ```
+///
+/// # What is accepted
+///
+/// Settings are checked by [`EngineSettings::validate`] when an engine is
+/// made. Unlike play parameters, almost nothing is clamped: a value out of
+/// range makes the engine constructor return
+/// [`EngineError::InvalidSettings`] naming the field, because settings are
+/// written once, by a programmer, and a typo there should be loud. The one
+/// exception is `audible_window`, a loudness in dB whose useful range is a
+/// matter of taste: a finite positive value outside [`AUDIBLE_WINDOW_DB`]
+/// is clamped into it (the table below).
+///
+/// | field | accepted |
+/// | --- | --- |
+/// | `voices` | `1..=`[`MAX_VOICES`] |
+/// | `sample_rate` | [`OUTPUT_RATE_RANGE`] |
+/// | `command_capacity`, `event_capacity` | `1..=1_048_576` |
+/// | `min_voice_age`, `steal_fade`, `stop_fade`, `param_ramp`, `pause_fade` | at most 60 s (0 is allowed: no fade, a cut) |
+/// | `groups` | `0..=`[`MAX_GROUPS`] |
+/// | `buses` | `0..=`[`MAX_BUSES`] (besides the master bus) |
+/// | `virtual_voices` | `0..=`[`MAX_VIRTUAL_VOICES`] |
+/// | `audible_window` | `None`, or finite and above 0 (clamped to [`AUDIBLE_WINDOW_DB`]) |
+/// | `master_gain` | finite, `0.0..=16.0` |
+/// | `buffer_frames` | `None` or at least 1 |
+/// | `streams` | `0..=`[`MAX_STREAMS`] |
+/// | `stream_buffer_frames` | [`STREAM_BUFFER_RANGE`] |
 #[derive(Clone, Debug, PartialEq)]
 pub struct EngineSettings {
     /// Voices that can sound at once (1 to [`MAX_VOICES`]). Default 32.

@@ -19,14 +19,14 @@
 
 use ringbuf::traits::Producer;
 
-use crate::command::{EmitterTable, ValidParams};
-use crate::params::{MAX_PITCH, MIN_PITCH};
+use crate::engine::params::{MAX_PITCH, MIN_PITCH};
+use crate::protocol::{EmitterTable, ValidParams};
 use crate::render::voice::Voice;
 use crate::space::{hear, length, sub, Emitter, ValidListener, Vec3, MAX_DOPPLER_SHIFT};
 use crate::voices::audibility::{Ahead, HORIZONS};
 use crate::voices::{Identity, NO_EMITTER};
 
-use super::Mixer;
+use crate::mixer::Mixer;
 
 /// The distance gain a voice silent by distance (the linear model at its
 /// end) is ranked from: -140 dB. It sounds at exactly 0, but keeps a level
@@ -43,7 +43,7 @@ impl Emitter {
 }
 
 /// The listener and every positioned play's emitter.
-pub(super) struct Space {
+pub(crate) struct Space {
     listener: ValidListener,
     /// The listener moved since the last block's pass.
     listener_moved: bool,
@@ -57,7 +57,7 @@ pub(super) struct Space {
 
 impl Space {
     /// Sound at `speed` m/s, with the emitter table the game side made.
-    pub(super) fn new(speed: f32, table: Box<EmitterTable>) -> Space {
+    pub(crate) fn new(speed: f32, table: Box<EmitterTable>) -> Space {
         Space {
             listener: ValidListener::default(),
             listener_moved: false,
@@ -67,7 +67,7 @@ impl Space {
         }
     }
 
-    pub(super) fn memory_bytes(&self) -> usize {
+    pub(crate) fn memory_bytes(&self) -> usize {
         // (The shared positions and the ring of cells given back are
         // counted on the game side.)
         self.table
@@ -79,7 +79,7 @@ impl Space {
     /// stepping `step` now, may step in the next block: `step`, unless a
     /// move waits to be heard (the listener's or its own), which may
     /// change its doppler shift to anything its settings allow.
-    pub(super) fn step_bound(&self, e: u32, step: f64) -> f64 {
+    pub(crate) fn step_bound(&self, e: u32, step: f64) -> f64 {
         let Some(x) = self.record(e) else {
             return step;
         };
@@ -92,7 +92,7 @@ impl Space {
     }
 
     /// Positioned plays now.
-    pub(super) fn live(&self) -> usize {
+    pub(crate) fn live(&self) -> usize {
         self.live
     }
 
@@ -127,7 +127,7 @@ impl Space {
 
     /// A new positioned play: its cell, and `params` as heard. (A play
     /// whose cell is unknown here sounds unpositioned rather than fail.)
-    pub(super) fn admit(&mut self, params: &ValidParams) -> (u32, ValidParams) {
+    pub(crate) fn admit(&mut self, params: &ValidParams) -> (u32, ValidParams) {
         let Some(at) = params.emitter else {
             return (NO_EMITTER, *params);
         };
@@ -167,7 +167,7 @@ impl Space {
     }
 
     /// The play holding cell `e` is over: the cell goes back to the game.
-    pub(super) fn release(&mut self, e: u32) {
+    pub(crate) fn release(&mut self, e: u32) {
         if let (true, Some(t)) = (e != NO_EMITTER, self.table.as_mut()) {
             self.live = self.live.saturating_sub(1);
             // Room for every cell: this cannot fail (were it to, the cell
@@ -176,20 +176,20 @@ impl Space {
         }
     }
 
-    pub(super) fn set_listener(&mut self, listener: ValidListener) {
+    pub(crate) fn set_listener(&mut self, listener: ValidListener) {
         self.listener = listener;
         self.listener_moved = true;
     }
 
     /// Sets cell `e`'s own volume; the voice's volume as heard.
-    pub(super) fn set_volume(&mut self, e: u32, volume: f32) -> Option<f32> {
+    pub(crate) fn set_volume(&mut self, e: u32, volume: f32) -> Option<f32> {
         let x = self.table.as_mut()?.records.get_mut(e as usize)?;
         x.volume = volume;
         Some(x.applied().0)
     }
 
     /// Sets cell `e`'s own pitch; the voice's pitch as heard.
-    pub(super) fn set_pitch(&mut self, e: u32, pitch: f32) -> Option<f32> {
+    pub(crate) fn set_pitch(&mut self, e: u32, pitch: f32) -> Option<f32> {
         let x = self.table.as_mut()?.records.get_mut(e as usize)?;
         x.pitch = pitch;
         Some(x.applied().2)
@@ -198,7 +198,7 @@ impl Space {
     /// Where cell `e`'s play will be over each horizon stealing looks at
     /// (at its middle, the emitter and the listener moving on at their
     /// velocities), as a factor on its power gain against now.
-    pub(super) fn ahead(&self, e: u32) -> Ahead {
+    pub(crate) fn ahead(&self, e: u32) -> Ahead {
         let Some(x) = self.record(e) else {
             return Ahead::STILL;
         };
@@ -230,7 +230,7 @@ impl Space {
 
     /// Hears cell `e`'s play where the game last put it and applies it
     /// to `voice`, its gains, pan and pitch reached over `ramp` frames.
-    pub(super) fn apply(&mut self, e: u32, voice: &mut Voice, ramp: u32, out_rate: u32) {
+    pub(crate) fn apply(&mut self, e: u32, voice: &mut Voice, ramp: u32, out_rate: u32) {
         self.follow(e, voice, ramp, out_rate, true);
     }
 
@@ -255,7 +255,7 @@ impl Space {
 
     /// Voice `voice` at cell `e` goes on with a fade a move cut at the end
     /// of the last block (before anything else changes it).
-    pub(super) fn settle(&mut self, e: u32, voice: &mut Voice) {
+    pub(crate) fn settle(&mut self, e: u32, voice: &mut Voice) {
         let Some(x) = self
             .table
             .as_mut()
@@ -271,7 +271,7 @@ impl Space {
     /// Checks that every record in use is named by exactly one identity
     /// (tests and soak runs).
     #[cfg(any(test, feature = "hooks"))]
-    pub(super) fn check(&self, named: usize) -> Result<(), String> {
+    pub(crate) fn check(&self, named: usize) -> Result<(), String> {
         if named != self.live() {
             return Err(format!(
                 "{} emitters in use, {named} named by voices",
@@ -284,7 +284,7 @@ impl Space {
 
 impl Space {
     /// Where voice `who` will be, for ranking it.
-    pub(super) fn ahead_of(&self, who: &Identity) -> Ahead {
+    pub(crate) fn ahead_of(&self, who: &Identity) -> Ahead {
         if who.emitter == NO_EMITTER {
             Ahead::STILL
         } else {
@@ -295,7 +295,7 @@ impl Space {
 
 impl Mixer {
     /// The emitter of voice `id` (real or virtual), if it is positioned.
-    pub(super) fn emitter_of(&self, id: u64) -> Option<u32> {
+    pub(crate) fn emitter_of(&self, id: u64) -> Option<u32> {
         let who: Identity = match self.pool.find(id) {
             Some(slot) => self.pool.who(slot),
             None => self.virtuals.who(self.virtuals.find(id)?),
@@ -306,7 +306,7 @@ impl Mixer {
     /// At the start of a block of `frames`: every positioned real voice
     /// that moved (or all of them, if the listener moved) heads for what
     /// the listener hears of it now, over the block.
-    pub(super) fn move_emitters(&mut self, frames: usize) {
+    pub(crate) fn move_emitters(&mut self, frames: usize) {
         if self.space.live() == 0 {
             return;
         }
@@ -322,7 +322,7 @@ impl Mixer {
 
     /// A virtual voice about to be ranked or brought back: heard as it is
     /// now (its gains set at once: it is silent).
-    pub(super) fn hear_virtual(space: &mut Space, who: &Identity, v: &mut Voice, out_rate: u32) {
+    pub(crate) fn hear_virtual(space: &mut Space, who: &Identity, v: &mut Voice, out_rate: u32) {
         if who.emitter != NO_EMITTER {
             space.apply(who.emitter, v, 0, out_rate);
         }

@@ -12,25 +12,25 @@ use std::sync::atomic::Ordering::Acquire;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::game_state::GameState;
-use super::Controller;
-use crate::command::{Command, StreamTicket, ValidParams, VoiceHandle};
+use crate::engine::game_state::GameState;
+use crate::engine::Controller;
 use crate::error::PlayError;
+use crate::protocol::{Command, StreamTicket, ValidParams, VoiceHandle};
 use ringbuf::traits::Split;
 use ringbuf::HeapRb;
 
-use crate::render::stream::{StreamReader, StreamReaders, STAGING_FRAMES};
-use crate::settings::EngineSettings;
-use crate::sound::loader::{Loader, Request, Worker};
-use crate::sound::stream::{StreamShared, StreamSource};
-use crate::stats::Counters;
+use crate::engine::settings::EngineSettings;
+use crate::protocol::stats::Counters;
+use crate::stream::loader::{Loader, Request, Worker};
+use crate::stream::reader::{StreamReader, StreamReaders, STAGING_FRAMES};
+use crate::stream::source::{StreamShared, StreamSource};
 
 /// The furthest frame a seek goes (2^31: 12 hours at 48 kHz), so a voice's
 /// 32.32 position, its stream slot's reader and its loader all agree.
 const MAX_SEEK_FRAME: u64 = 1 << 31;
 
 /// Every stream slot, as the game side sees it.
-pub(super) struct StreamSlots {
+pub(crate) struct StreamSlots {
     shared: Vec<Arc<StreamShared>>,
     /// Per slot, the epoch last given out (0: never).
     given: Vec<u32>,
@@ -67,35 +67,35 @@ impl StreamSlots {
     }
 
     /// True while any slot's play is not over on the audio side.
-    pub(super) fn in_use(&self) -> bool {
+    pub(crate) fn in_use(&self) -> bool {
         (0..self.shared.len()).any(|k| self.shared[k].released.load(Acquire) != self.given[k])
     }
 
     /// The loader runs inline (an offline engine).
-    pub(super) fn make_inline(&mut self) {
+    pub(crate) fn make_inline(&mut self) {
         self.loader.make_inline();
     }
 
     /// See [`Loader::refuse_thread`].
     #[cfg(feature = "hooks")]
-    pub(super) fn refuse_loader_thread(&mut self, refuse: bool) {
+    pub(crate) fn refuse_loader_thread(&mut self, refuse: bool) {
         self.loader.refuse_thread(refuse);
     }
 
     /// See [`Loader::panic_next_decode`].
     #[cfg(feature = "hooks")]
-    pub(super) fn panic_next_decode(&self) {
+    pub(crate) fn panic_next_decode(&self) {
         self.loader.panic_next_decode();
     }
 
     /// Offline: fills every ring.
-    pub(super) fn pump_all(&mut self) {
+    pub(crate) fn pump_all(&mut self) {
         self.loader.pump_all();
     }
 
     /// Heap bytes the rings hold (the audio side's staging is the
     /// mixer's).
-    pub(super) fn memory_bytes(&self) -> usize {
+    pub(crate) fn memory_bytes(&self) -> usize {
         self.shared.len() * (2 * self.ring_frames * 4 + 4)
     }
 }
@@ -103,7 +103,7 @@ impl StreamSlots {
 /// Every stream slot of an engine made with `settings`: its ring (the
 /// audio side's readers, the loader's producers), its shared state, and the
 /// loader (started on its own thread at the first streamed play).
-pub(super) fn make(settings: &EngineSettings, counters: &Counters) -> (StreamReaders, StreamSlots) {
+pub(crate) fn make(settings: &EngineSettings, counters: &Counters) -> (StreamReaders, StreamSlots) {
     let mut readers = Vec::with_capacity(settings.streams);
     let mut producers = Vec::with_capacity(settings.streams);
     let mut shared = Vec::with_capacity(settings.streams);
@@ -130,7 +130,7 @@ impl Controller {
     /// `play` for a streamed sound: claims a slot, makes sure the loader
     /// runs, sends the play, asks the loader to decode for it. Returns the
     /// slot.
-    pub(super) fn play_stream(
+    pub(crate) fn play_stream(
         &self,
         game: &mut GameState,
         id: u64,

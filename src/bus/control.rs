@@ -6,19 +6,19 @@
 
 use std::time::Duration;
 
-use super::Controller;
-use crate::command::{BusHandle, Command, MASTER_BUS};
-use crate::effect::{
+use crate::bus::effects;
+use crate::bus::{
     BusSettings, BusSetup, Effect, EffectHealth, EffectParam, ValidDuck, MAX_EFFECTS,
 };
+use crate::engine::params::{fade_frames, valid_volume};
+use crate::engine::Controller;
 use crate::error::PlayError;
-use crate::params::{fade_frames, valid_volume};
-use crate::render::effects;
+use crate::protocol::{BusHandle, Command, MASTER_BUS};
 
 /// What kind of effect sits at an index of a bus (the game side's record,
 /// to refuse a parameter that does not fit it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum EffectKind {
+pub(crate) enum EffectKind {
     Filter,
     Reverb,
     Custom,
@@ -67,7 +67,7 @@ impl Controller {
     /// Errors, with nothing made: [`PlayError::TooManyBuses`];
     /// [`PlayError::ForeignHandle`] for an `output` or a duck's `by` of
     /// another engine; [`PlayError::Invalid`] for more than
-    /// [`crate::effect::MAX_EFFECTS`] effects, or a duck by the master bus
+    /// [`crate::bus::MAX_EFFECTS`] effects, or a duck by the master bus
     /// or by a bus this one feeds (its own sound would duck it);
     /// [`PlayError::InvalidParameter`] for a NaN or infinite parameter
     /// (out-of-range ones are clamped: see [`Effect`] and

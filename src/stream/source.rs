@@ -34,11 +34,11 @@ use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use std::sync::atomic::{AtomicU32, AtomicU64};
 use std::sync::Arc;
 
-use super::compressed::{self, Decoder, Format};
-use super::decode::{self, Content};
-use super::loudness::{EnergyCurve, Meter};
-use super::wav_stream::WavStream;
-use super::{Sound, SoundError, MAX_FRAMES};
+use super::wav::WavStream;
+use crate::sound::compressed::{self, Decoder, Format};
+use crate::sound::decode::{self, Content};
+use crate::sound::loudness::{EnergyCurve, Meter};
+use crate::sound::{Sound, SoundError, MAX_FRAMES};
 
 /// What a streamed sound is: a file, its format and layout as checked by
 /// [`Sound::stream_file`]. Every play opens the file anew.
@@ -363,7 +363,7 @@ impl StreamShared {
     /// to `staging_frames`: room for the windows of every frame either may
     /// hold, at the lowest sample rate read.
     pub(crate) fn new(ring_frames: usize, staging_frames: usize) -> StreamShared {
-        let min_window = (f64::from(*super::SAMPLE_RATE_RANGE.start()) * 0.005) as usize;
+        let min_window = (f64::from(*crate::sound::SAMPLE_RATE_RANGE.start()) * 0.005) as usize;
         let count = ((ring_frames + staging_frames) / min_window.max(1) + 8).next_power_of_two();
         StreamShared {
             loader_epoch: AtomicU32::new(0),

@@ -10,8 +10,8 @@
 use ringbuf::traits::Observer;
 
 use super::{Mixer, COMEBACK_WINDOW_DB};
-use crate::command::{Event, VoiceHandle};
-use crate::stats::Counters;
+use crate::protocol::stats::Counters;
+use crate::protocol::{Event, VoiceHandle};
 
 /// At most this many voices are let go per block.
 const CULLS_PER_BLOCK: usize = 64;
@@ -35,7 +35,7 @@ impl Window {
     /// The window of `db` decibels (clamped to the settings' range) at
     /// `rate` Hz.
     pub(crate) fn new(db: f32, rate: u32) -> Window {
-        let range = crate::settings::AUDIBLE_WINDOW_DB;
+        let range = crate::engine::settings::AUDIBLE_WINDOW_DB;
         let db = db.clamp(*range.start(), *range.end());
         let ratio = |db: f32| 10f32.powf(-db / 10.0);
         Window {
@@ -49,7 +49,7 @@ impl Window {
 impl Mixer {
     /// Lets go of the voices below the window (see the module docs), from
     /// the kept levels; remembers the loudest level for the comeback gate.
-    pub(super) fn apply_window(&mut self) {
+    pub(crate) fn apply_window(&mut self) {
         let Some(w) = self.window else { return };
         // Two events each at most (a dropped virtual voice, then this one).
         let room = self.events.vacant_len().saturating_sub(self.pool.live()) / 2;
@@ -69,7 +69,7 @@ impl Mixer {
     }
 
     /// The least level a virtual voice comes back at, with the window on.
-    pub(super) fn window_allows(&self, level: f32) -> bool {
+    pub(crate) fn window_allows(&self, level: f32) -> bool {
         self.window.is_none_or(|w| level >= self.loudest * w.back)
     }
 

@@ -11,7 +11,7 @@
 //! [`Effect::LowPass`]: crate::Effect::LowPass
 //! [`Effect::HighPass`]: crate::Effect::HighPass
 
-use crate::effect::{max_cutoff, CustomEffect, EffectParam, MIN_CUTOFF};
+use crate::bus::{max_cutoff, CustomEffect, EffectParam, MIN_CUTOFF};
 
 /// Frames between coefficient updates while the cutoff glides.
 const COEFF_FRAMES: usize = 16;

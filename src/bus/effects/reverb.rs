@@ -13,8 +13,8 @@
 //!
 //! [`Effect::Reverb`]: crate::Effect::Reverb
 
-use crate::effect::{CustomEffect, EffectParam};
-use crate::render::buses::peak_of_both;
+use crate::bus::mix::peak_of_both;
+use crate::bus::{CustomEffect, EffectParam};
 
 use super::guard::CEILING;
 use crate::render::ramp::Ramp;
