@@ -5,7 +5,12 @@
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
-use crate::protocol::{MASTER_BUS, NO_EMITTER};
+/// The master bus's index: every engine's bus 0.
+pub(crate) const MASTER_BUS: u16 = 0;
+/// The group index of a voice in no group.
+pub(crate) const NO_GROUP: u16 = u16::MAX;
+/// The emitter cell of a play that is not positioned.
+pub(crate) const NO_EMITTER: u32 = u32::MAX;
 
 /// Names one `play` call. `Copy + Eq + Hash`; unique per play for the life of
 /// the engine, and never equal to a handle of another engine: it carries the

@@ -21,8 +21,8 @@ pub use crate::engine::settings::{
 };
 pub use crate::error::{MAX_FRAMES, SAMPLE_RATE_RANGE, SUPPORTED_FORMATS};
 pub use crate::output::cpal::{MAX_BLOCK_FRAMES, MIN_BLOCK_FRAMES};
-pub use crate::output::device_name::DEVICE_NAME_BYTES;
 pub use crate::output::offline::{MAX_RENDER_FRAMES, MAX_WAV_FRAMES, WAV_BLOCK_FRAMES};
+pub use crate::protocol::device_name::DEVICE_NAME_BYTES;
 pub use crate::render::limiter::LIMITER_THRESHOLD;
 pub use crate::sound::{MAX_CHUNKS_BEFORE_DATA, MAX_SAMPLE_MAGNITUDE};
 pub use crate::space::{DEFAULT_SPEED_OF_SOUND, MAX_DOPPLER, MAX_DOPPLER_SHIFT, MAX_ROLLOFF};

@@ -1,8 +1,9 @@
-//! Buses that shape sound, on [`Controller`]: a bus made with effects, a
-//! parent and a duck ([`Controller::create_bus_with`]), and an effect's
-//! parameter gliding ([`Controller::set_effect_param`]). Validated here;
-//! the effects are built here too (their memory allocated on the game
-//! side) and moved to the audio side in one command.
+//! Buses on the game side, on [`Controller`]: a bus made plain or with
+//! effects, a parent and a duck ([`Controller::create_bus_with`]), its
+//! volume and the master's, pause and resume, and an effect's parameter
+//! gliding ([`Controller::set_effect_param`]). Validated here; the effects
+//! are built here too (their memory allocated on the game side) and moved
+//! to the audio side in one command.
 
 use std::time::Duration;
 
@@ -10,7 +11,7 @@ use crate::bus::effects;
 use crate::bus::{
     BusSettings, BusSetup, Effect, EffectHealth, EffectParam, ValidDuck, MAX_EFFECTS,
 };
-use crate::engine::params::{fade_frames, valid_volume};
+use crate::engine::params::{fade_frames, valid_master_volume, valid_volume};
 use crate::engine::Controller;
 use crate::error::PlayError;
 use crate::protocol::{BusHandle, Command, MASTER_BUS};
@@ -264,4 +265,143 @@ fn check_effect(effect: &Effect) -> Result<(), PlayError> {
         Effect::Custom(_) => {}
     }
     Ok(())
+}
+
+/// Buses: made, turned up and down, paused.
+impl Controller {
+    /// Makes a bus: a volume (with fades) and a pause switch for the voices
+    /// played on it ([`crate::PlayParams::bus`]). It starts at volume 1,
+    /// playing, and feeds the master bus. (For effects, a duck or another
+    /// parent: [`Controller::create_bus_with`].)
+    ///
+    /// Errors: [`PlayError::TooManyBuses`] once `EngineSettings::buses`
+    /// buses exist.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine};
+    /// let engine = OfflineEngine::new(EngineSettings { buses: 2, ..Default::default() })?;
+    /// let music = engine.create_bus()?;
+    /// let sfx = engine.create_bus()?;
+    /// assert_ne!(music, sfx);
+    /// assert!(engine.create_bus().is_err()); // only 2 were asked for
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn create_bus(&self) -> Result<BusHandle, PlayError> {
+        self.create_bus_with(crate::BusSettings::default())
+    }
+
+    /// The master bus: every voice's sound passes through it, and through
+    /// the output limiter after it. Voices play on it unless given another.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine};
+    /// let engine = OfflineEngine::new(EngineSettings::default())?;
+    /// assert!(engine.master_bus().is_master());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn master_bus(&self) -> BusHandle {
+        BusHandle::new(self.shared.engine, MASTER_BUS)
+    }
+
+    /// Fades `bus`'s volume to `volume` (linear gain, 0 mutes) over `fade`
+    /// (linear in amplitude; `Duration::ZERO` at once, at the next block).
+    /// A fade in progress turns toward the new target from where it is.
+    /// Stealing counts a bus's volume in its voices' audibility (as it will
+    /// be after the fade). NaN is rejected; out of range is clamped (0 to
+    /// [`crate::engine::params::MAX_VOLUME`]; for the master bus, 0 to
+    /// [`crate::engine::params::MAX_MASTER_VOLUME`]), as is a fade beyond 60 s. A
+    /// bus of another engine does nothing.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use voicepool::{EngineSettings, OfflineEngine};
+    /// let engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let music = engine.create_bus()?;
+    /// engine.set_bus_volume(music, 0.25, Duration::from_millis(500))?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_bus_volume(
+        &self,
+        bus: BusHandle,
+        volume: f32,
+        fade: Duration,
+    ) -> Result<(), PlayError> {
+        let volume = if bus.is_master() {
+            valid_master_volume(volume)?
+        } else {
+            valid_volume(volume)?
+        };
+        let _game = self.game()?;
+        let Some(bus) = bus.index_in(self.shared.engine) else {
+            return Ok(());
+        };
+        let frames = fade_frames(fade, self.shared.rate);
+        self.send(Command::SetBusVolume {
+            bus,
+            volume,
+            frames,
+        })
+    }
+
+    /// Fades the master volume (the gain before the output limiter, which
+    /// starts at `EngineSettings::master_gain`) to `volume` over `fade`.
+    /// The same as [`Controller::set_bus_volume`] on the master bus.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use voicepool::{EngineSettings, OfflineEngine};
+    /// let engine = OfflineEngine::new(EngineSettings::default())?;
+    /// engine.set_master_volume(0.8, Duration::ZERO)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_master_volume(&self, volume: f32, fade: Duration) -> Result<(), PlayError> {
+        self.set_bus_volume(self.master_bus(), volume, fade)
+    }
+
+    /// Pauses `bus`: it fades out over `EngineSettings::pause_fade`, and at
+    /// the end of the fade its voices stop moving, each holding its exact
+    /// position. They keep their slots and their handles (no event), and
+    /// rank for stealing by what they will play when resumed. Pausing the
+    /// master bus pauses every voice. A voice stopped while paused ends at
+    /// once (it is silent already). Pausing a paused bus does nothing.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+    /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let sfx = engine.create_bus()?;
+    /// let hum = Sound::from_samples(1, 48_000, vec![0.5; 48_000])?;
+    /// engine.play(&hum, PlayParams::default().bus(sfx).looping(true))?;
+    /// engine.pause_bus(sfx)?;
+    /// engine.render(4_800);
+    /// assert!(engine.render(480).iter().all(|&s| s == 0.0)); // silent, held
+    /// engine.resume_bus(sfx)?; // and on from where it was
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn pause_bus(&self, bus: BusHandle) -> Result<(), PlayError> {
+        let _game = self.game()?;
+        match bus.index_in(self.shared.engine) {
+            Some(bus) => self.send(Command::PauseBus { bus }),
+            None => Ok(()),
+        }
+    }
+
+    /// Resumes a paused `bus`: its voices go on from the exact positions
+    /// they held, fading in over `EngineSettings::pause_fade`. Resuming a
+    /// bus that is not paused does nothing.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine};
+    /// let engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let ui = engine.create_bus()?;
+    /// engine.pause_bus(ui)?;
+    /// engine.resume_bus(ui)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn resume_bus(&self, bus: BusHandle) -> Result<(), PlayError> {
+        let _game = self.game()?;
+        match bus.index_in(self.shared.engine) {
+            Some(bus) => self.send(Command::ResumeBus { bus }),
+            None => Ok(()),
+        }
+    }
 }

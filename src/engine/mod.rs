@@ -7,11 +7,12 @@
 //! the allocating and freeing the audio side may not: it keeps a reference to
 //! every sound in flight and drops it only once no voice holds it.
 
-mod buses_groups;
 pub(crate) mod game_state;
+mod groups;
 mod observe;
 pub(crate) mod params;
 pub(crate) mod settings;
+mod voice;
 mod voice_info;
 
 use std::collections::VecDeque;
@@ -29,8 +30,9 @@ use crate::engine::settings::EngineSettings;
 pub use crate::error::{EngineError, PlayError};
 use crate::mixer::Mixer;
 use crate::protocol::stats::Counters;
-use crate::protocol::{Command, EngineId, Positions, TimedEvent, VoiceHandle, NO_EMITTER};
+use crate::protocol::{Command, EngineId, TimedEvent, VoiceHandle, NO_EMITTER};
 use crate::sound::{Sound, SoundData};
+use crate::space::positions::Positions;
 use game_state::GameState;
 pub use voice_info::VoiceInfo;
 use voice_info::{id_map_bytes, IdMap, PlayInfo, Retired};
@@ -434,7 +436,7 @@ impl Engine {
         let (game_space, emitters) = crate::space::control::GameSpace::make(cells);
         let positions = game_space.positions();
         let mixer = Mixer::new(
-            &settings,
+            &settings.mixer_setup(out_rate),
             out_rate,
             engine,
             Box::new(emitters),

@@ -12,10 +12,7 @@ use crate::space::{valid_vector, Spatial, ValidEmitter};
 pub const MAX_VOLUME: f32 = 4.0;
 /// Volumes below this (-100 dB) are treated as exactly 0.
 pub const MIN_AUDIBLE_VOLUME: f32 = 1.0e-5;
-/// Lowest pitch factor accepted (six octaves down).
-pub const MIN_PITCH: f32 = 1.0 / 64.0;
-/// Highest pitch factor accepted (six octaves up).
-pub const MAX_PITCH: f32 = 64.0;
+pub use crate::protocol::{MAX_PITCH, MIN_PITCH};
 /// Longest fade accepted (fade-in, volume fades, stop fades, bus fades),
 /// in seconds.
 pub const MAX_FADE_SECONDS: f32 = 60.0;

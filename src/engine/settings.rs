@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use crate::error::EngineError;
+use crate::protocol::MixerSetup;
 
 pub use crate::protocol::StealPolicy;
 
@@ -367,6 +368,29 @@ impl EngineSettings {
             ));
         }
         Ok(())
+    }
+
+    /// What the mixer is made with, at output rate `rate`.
+    pub(crate) fn mixer_setup(&self, rate: u32) -> MixerSetup {
+        let frames = |d| EngineSettings::frames(d, rate);
+        MixerSetup {
+            voices: self.voices,
+            virtual_voices: self.virtual_voices,
+            groups: self.groups,
+            buses: self.buses,
+            speed_of_sound: self.speed_of_sound,
+            master_gain: self.master_gain,
+            steal_policy: self.steal_policy,
+            command_capacity: self.command_capacity,
+            pause_fade: frames(self.pause_fade),
+            min_voice_age: frames(self.min_voice_age),
+            steal_fade: frames(self.steal_fade),
+            stop_fade: frames(self.stop_fade),
+            param_ramp: frames(self.param_ramp),
+            audible_window: self
+                .audible_window
+                .map(|db| db.clamp(*AUDIBLE_WINDOW_DB.start(), *AUDIBLE_WINDOW_DB.end())),
+        }
     }
 
     /// A duration in whole output frames at `rate`.

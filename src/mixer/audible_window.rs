@@ -32,11 +32,9 @@ pub(crate) struct Window {
 }
 
 impl Window {
-    /// The window of `db` decibels (clamped to the settings' range) at
-    /// `rate` Hz.
+    /// The window of `db` decibels (clamped to its range by the game side)
+    /// at `rate` Hz.
     pub(crate) fn new(db: f32, rate: u32) -> Window {
-        let range = crate::engine::settings::AUDIBLE_WINDOW_DB;
-        let db = db.clamp(*range.start(), *range.end());
         let ratio = |db: f32| 10f32.powf(-db / 10.0);
         Window {
             floor: ratio(db),

@@ -9,15 +9,15 @@ use ringbuf::traits::{Observer, Producer};
 use ringbuf::HeapProd;
 
 use crate::bus::mix::{Buses, BUS_FRAMES};
-use crate::engine::settings::EngineSettings;
 use crate::protocol::stats::Counters;
 use crate::protocol::{
-    BusHandle, Command, EmitterTable, EngineId, Event, SendTo, TimedEvent, VoiceHandle,
+    BusHandle, Command, EngineId, Event, MixerSetup, SendTo, TimedEvent, VoiceHandle,
 };
 use crate::render::prefetch::Prefetch;
 use crate::render::tails::Tails;
 use crate::render::voice::Voice;
 use crate::simd::Isa;
+use crate::space::positions::EmitterTable;
 use crate::stream::reader::StreamReaders;
 use crate::voices::audibility::Audibility;
 use crate::voices::virtual_pool::VirtualPool;
@@ -184,7 +184,7 @@ pub(crate) const COMMANDS_PER_BLOCK: usize = 1_024;
 
 impl Mixer {
     pub(crate) fn new(
-        settings: &EngineSettings,
+        settings: &MixerSetup,
         out_rate: u32,
         engine: EngineId,
         emitters: Box<EmitterTable>,
@@ -192,7 +192,8 @@ impl Mixer {
         counters: Arc<Counters>,
         streams: StreamReaders,
     ) -> Mixer {
-        let frames = |d| EngineSettings::frames(d, out_rate);
+        let frames =
+            |d: std::time::Duration| (d.as_secs_f64() * f64::from(out_rate)).round() as u32;
         Mixer {
             engine,
             commands,
@@ -209,22 +210,18 @@ impl Mixer {
             prefetch: Prefetch::new(),
             streams,
             audibility: Audibility::new(out_rate),
-            buses: Buses::new(
-                settings.buses,
-                settings.master_gain,
-                frames(settings.pause_fade),
-            ),
+            buses: Buses::new(settings.buses, settings.master_gain, settings.pause_fade),
             rules: StealRules {
                 policy: settings.steal_policy,
-                min_age: u64::from(frames(settings.min_voice_age)),
+                min_age: u64::from(settings.min_voice_age),
                 fresh_window: u64::from(frames(FRESH_WINDOW)),
                 isa: Isa::detect(),
             },
             out_rate,
             max_commands: settings.command_capacity.min(COMMANDS_PER_BLOCK),
-            steal_fade: frames(settings.steal_fade),
-            stop_fade: frames(settings.stop_fade),
-            param_ramp: frames(settings.param_ramp),
+            steal_fade: settings.steal_fade,
+            stop_fade: settings.stop_fade,
+            param_ramp: settings.param_ramp,
             frame: 0,
             next_order: 0,
             window: settings

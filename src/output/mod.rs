@@ -2,6 +2,5 @@
 //! calling thread) and live (a cpal device).
 
 pub mod cpal;
-pub(crate) mod device_name;
 pub mod offline;
 mod recorder;

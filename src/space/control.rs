@@ -18,7 +18,8 @@ use ringbuf::{HeapCons, HeapRb};
 use crate::engine::game_state::GameState;
 use crate::engine::Controller;
 use crate::error::PlayError;
-use crate::protocol::{Command, EmitterTable, Positions, VoiceHandle, NO_EMITTER};
+use crate::protocol::{Command, VoiceHandle, NO_EMITTER};
+use crate::space::positions::{EmitterTable, Positions};
 use crate::space::{valid_vector, Emitter, Listener, ValidEmitter};
 
 /// The game side of the emitter table: the cells free to give to a new

@@ -19,9 +19,10 @@
 
 use ringbuf::traits::Producer;
 
-use crate::engine::params::{MAX_PITCH, MIN_PITCH};
-use crate::protocol::{EmitterTable, ValidParams};
+use crate::protocol::ValidParams;
+use crate::protocol::{MAX_PITCH, MIN_PITCH};
 use crate::render::voice::Voice;
+use crate::space::positions::EmitterTable;
 use crate::space::{hear, length, sub, Emitter, ValidListener, Vec3, MAX_DOPPLER_SHIFT};
 use crate::voices::audibility::{Ahead, HORIZONS};
 use crate::voices::{Identity, NO_EMITTER};

@@ -24,10 +24,8 @@ use std::sync::Arc;
 
 use ringbuf::HeapProd;
 
-use crate::space::{Emitter, Vec3};
-
-/// The cell of a play that is not positioned.
-pub(crate) const NO_EMITTER: u32 = u32::MAX;
+use crate::protocol::space::Vec3;
+use crate::space::Emitter;
 
 /// What the audio side gets with the first positioned play: the shared
 /// cells, a record for each (where its play was last read to be, what was
