@@ -12,8 +12,10 @@
 //!
 //! [fundsp]: https://crates.io/crates/fundsp
 
-#[path = "soak/counting_alloc.rs"]
-mod counting_alloc;
+#[global_allocator]
+static ALLOCATOR: voicepool::alloc_check::CountingAllocator =
+    voicepool::alloc_check::CountingAllocator;
+use voicepool::alloc_check as counting_alloc;
 
 use fundsp::prelude32::*;
 use voicepool::{

@@ -3,7 +3,7 @@
 //! if it asked to be, else ended); what is well inside stays; a voice let
 //! go virtual comes back once the loud sound is gone.
 
-mod common;
+use voicepool_testkit::common;
 
 use common::*;
 use voicepool::{EngineSettings, Event, OfflineEngine, PlayParams, TimedEvent};

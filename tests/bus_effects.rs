@@ -2,8 +2,8 @@
 //! glides), the reverb's tail, ducking, nested buses, sends, stealing that
 //! hears ducking, bad input refused, and determinism.
 
-mod common;
-mod support;
+use voicepool_testkit::common;
+use voicepool_testkit::support;
 
 use std::time::Duration;
 

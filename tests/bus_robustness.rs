@@ -4,7 +4,7 @@
 //! allocates. Each must cost at most the block it happened in; the engine
 //! comes back by itself and every play still ends in one terminal event.
 
-mod common;
+use voicepool_testkit::common;
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! the exact position, the master volume at run time, the number of buses
 //! fixed at start, and a bus's volume counting in stealing.
 
-mod common;
+use voicepool_testkit::common;
 
 use std::time::Duration;
 

@@ -3,7 +3,7 @@
 //! exact 5.1 mix, and a WAV's channel mask. Files made with sox at test
 //! time.
 
-mod support;
+use voicepool_testkit::support;
 
 use support::codecs::{channel, load, rms, s, Gains};
 use support::{sox, Scratch};

@@ -1,6 +1,6 @@
 //! The game-side API: controllers on other threads, handles, stats, WAV output.
 
-mod common;
+use voicepool_testkit::common;
 
 use std::collections::HashMap;
 

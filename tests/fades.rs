@@ -1,7 +1,7 @@
 //! Fades and the parameter setters: a setter called while a fade is in
 //! progress never cancels it; the fade keeps going toward the new target.
 
-mod common;
+use voicepool_testkit::common;
 
 use common::*;
 use voicepool::{EngineSettings, OfflineEngine, PlayParams, VoiceHandle};

@@ -5,7 +5,7 @@
 //! limit. Needs the Debian packages `sox` and `lame` (`.ci/run` and
 //! `scripts/setup.sh` install them).
 
-mod support;
+use voicepool_testkit::support;
 
 use std::path::Path;
 use support::codecs::{

@@ -7,9 +7,8 @@
 //! outcome they must keep giving (`ok-`, or the `SoundError` variant in
 //! lower case). Needs sox and lame.
 
-#[path = "support/sound_oracle.rs"]
-mod sound_oracle;
-mod support;
+use voicepool_testkit::sound_oracle;
+use voicepool_testkit::support;
 
 use std::path::Path;
 use std::process::Command;

@@ -4,9 +4,8 @@
 //! corruptions of real WAV files (every header byte set to edge values,
 //! random bit flips, cuts at every length). No nightly toolchain needed.
 
-#[path = "support/sound_oracle.rs"]
-mod sound_oracle;
-mod support;
+use voicepool_testkit::sound_oracle;
+use voicepool_testkit::support;
 
 use std::path::Path;
 

@@ -1,7 +1,7 @@
 //! Groups: instance limits, stealing within a full group only, retrigger
 //! intervals, and what they do for a busy scene (rendered offline).
 
-mod common;
+use voicepool_testkit::common;
 
 use std::collections::HashMap;
 use std::time::Duration;

@@ -11,13 +11,13 @@
 //! data callback (between the `Enter` and `Exit` of its hook).
 #![cfg(target_os = "linux")]
 
-#[path = "support/callback_alloc.rs"]
-mod callback_alloc;
+#[global_allocator]
+static ALLOCATOR: voicepool_testkit::callback_alloc::CallbackCounter =
+    voicepool_testkit::callback_alloc::CallbackCounter;
+use voicepool_testkit::callback_alloc;
 
-#[path = "../examples/jack_soak/jackd.rs"]
-mod jackd;
-#[path = "../examples/jack_soak/storm.rs"]
-mod storm;
+use voicepool_testkit::jack::jackd;
+use voicepool_testkit::jack::storm;
 
 use callback_alloc::{hook, CALLBACK_ALLOCS};
 use std::process::Command;

@@ -3,7 +3,7 @@
 //! away), `stop_all` reaching every voice that still sounds, and the frame
 //! each event reports.
 
-mod common;
+use voicepool_testkit::common;
 
 use common::*;
 use voicepool::{Engine, EngineSettings, Event, OfflineEngine, PlayError, PlayParams, TimedEvent};

@@ -12,10 +12,11 @@
 //! on the audio thread.
 #![cfg(target_os = "linux")]
 
-#[path = "support/callback_alloc.rs"]
-mod callback_alloc;
-#[path = "../examples/jack_soak/storm.rs"]
-mod storm;
+#[global_allocator]
+static ALLOCATOR: voicepool_testkit::callback_alloc::CallbackCounter =
+    voicepool_testkit::callback_alloc::CallbackCounter;
+use voicepool_testkit::callback_alloc;
+use voicepool_testkit::jack::storm;
 
 use callback_alloc::{as_if_in_callback, hook, CALLBACKS, CALLBACK_ALLOCS};
 use std::path::{Path, PathBuf};
@@ -412,12 +413,12 @@ fn wand_storm() {
     let other = std::thread::spawn(move || {
         let mut rng = Lcg(7);
         for _ in 0..150 {
-            let s = &other_sparkles[(rng.next() * 6.0) as usize % 6];
+            let s = &other_sparkles[(rng.unit() * 6.0) as usize % 6];
             let _ = ctl.play(
                 s,
                 PlayParams::default()
-                    .pitch(0.5 + rng.next())
-                    .pan(rng.next() * 2.0 - 1.0),
+                    .pitch(0.5 + rng.unit())
+                    .pan(rng.unit() * 2.0 - 1.0),
             );
             std::thread::sleep(Duration::from_millis(3));
         }
@@ -436,11 +437,11 @@ fn wand_storm() {
         if frame % 6 == 0 {
             let _ = engine.play(&swish, PlayParams::default().priority(200));
             for _ in 0..24 {
-                let s = &sparkles[(rng.next() * 6.0) as usize % 6];
+                let s = &sparkles[(rng.unit() * 6.0) as usize % 6];
                 let p = PlayParams::default()
-                    .volume(0.1 + rng.next() * 0.6)
-                    .pitch(0.7 + rng.next() * 0.8)
-                    .pan(rng.next() * 2.0 - 1.0);
+                    .volume(0.1 + rng.unit() * 0.6)
+                    .pitch(0.7 + rng.unit() * 0.8)
+                    .pan(rng.unit() * 2.0 - 1.0);
                 let _ = engine.play(s, p);
             }
         }

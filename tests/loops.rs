@@ -2,7 +2,7 @@
 //! loop length: across the loop seam, over several wraps in one output frame,
 //! and for loops only a few frames long.
 
-mod common;
+use voicepool_testkit::common;
 
 use common::RATE;
 use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};

@@ -187,7 +187,7 @@ fn stops_steals_and_volume_changes_do_not_click() {
     }
 }
 
-mod support;
+use voicepool_testkit::support;
 
 /// `render_to_wav` refuses durations it cannot honour before writing
 /// anything, reports I/O failures naming the file, and writes exactly what

@@ -2,7 +2,7 @@
 //! its own, volume fades that reach their target on time and smoothly, and
 //! paused voices ranked for stealing by what they will play.
 
-mod common;
+use voicepool_testkit::common;
 
 use std::time::Duration;
 

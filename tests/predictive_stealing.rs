@@ -5,9 +5,8 @@
 //! (BS.1770's K-weighting) rather than plain RMS. Offline, through the
 //! public API.
 
-mod common;
-#[path = "support/k_weighting.rs"]
-mod k_weighting;
+use voicepool_testkit::common;
+use voicepool_testkit::k_weighting;
 
 use common::*;
 use k_weighting::k_weight;

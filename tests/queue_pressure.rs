@@ -3,7 +3,7 @@
 //! started); a game that never reads its events loses only the oldest ones
 //! beyond `event_capacity`, counted, and `is_playing` stays right.
 
-mod support;
+use voicepool_testkit::support;
 
 use std::collections::HashMap;
 

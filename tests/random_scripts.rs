@@ -25,7 +25,7 @@
 //! Cases: 256 by default (about 3 s in debug); set `PROPTEST_CASES` for a
 //! longer run, e.g. `PROPTEST_CASES=5000 cargo test --release --test random_scripts`.
 
-mod support;
+use voicepool_testkit::support;
 
 use std::collections::HashMap;
 

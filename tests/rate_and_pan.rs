@@ -1,6 +1,6 @@
 //! Sounds keep their length and pitch through rate conversion; pan places them.
 
-mod common;
+use voicepool_testkit::common;
 
 use common::*;
 use voicepool::{EngineSettings, Event, OfflineEngine, PlayParams, Sound, TimedEvent};

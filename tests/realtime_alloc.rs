@@ -2,9 +2,11 @@
 //! watches `Mixer::process` while thousands of plays, stops, parameter
 //! changes and steals churn through a small pool.
 
-#[path = "../examples/soak/counting_alloc.rs"]
-mod counting_alloc;
-mod support;
+#[global_allocator]
+static ALLOCATOR: voicepool::alloc_check::CountingAllocator =
+    voicepool::alloc_check::CountingAllocator;
+use voicepool::alloc_check as counting_alloc;
+use voicepool_testkit::support;
 
 use counting_alloc::allocations;
 use std::time::Duration;

@@ -2,8 +2,8 @@
 //! `render` returned, in either format; errors name the file and lose
 //! nothing.
 
-mod common;
-mod support;
+use voicepool_testkit::common;
+use voicepool_testkit::support;
 
 use common::*;
 use support::Scratch;

@@ -6,8 +6,8 @@
 //! lock, sleep or blocking call inside it aborts the test process; the
 //! `harness_*` tests prove that abort really happens.
 
-mod common;
-mod support;
+use voicepool_testkit::common;
+use voicepool_testkit::support;
 
 use common::*;
 use std::time::Duration;

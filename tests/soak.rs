@@ -8,7 +8,7 @@
 //! 3 simulated minutes by default (a few seconds in debug); set
 //! `VOICEPOOL_SOAK_MINUTES` for longer.
 
-mod support;
+use voicepool_testkit::support;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::HashSet;

@@ -2,12 +2,12 @@
 //! over a small pool, every block checked; and the same session rendered
 //! twice gives the same output.
 
-#[path = "../examples/soak/driver.rs"]
-#[allow(dead_code)]
-mod driver;
+use voicepool_testkit::soak as driver;
 
-#[path = "../examples/soak/counting_alloc.rs"]
-mod counting_alloc;
+#[global_allocator]
+static ALLOCATOR: voicepool::alloc_check::CountingAllocator =
+    voicepool::alloc_check::CountingAllocator;
+use voicepool::alloc_check as counting_alloc;
 
 use counting_alloc::allocations;
 

@@ -2,7 +2,7 @@
 //! constant-power pan of the direction, doppler, smooth motion, stealing
 //! that knows where a sound is, and bad input refused.
 
-mod common;
+use voicepool_testkit::common;
 
 use common::*;
 use voicepool::{

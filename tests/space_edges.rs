@@ -3,7 +3,7 @@
 //! but zero; distances far past what `f32` squares hold; a command queue
 //! of one slot.
 
-mod common;
+use voicepool_testkit::common;
 
 use std::time::Duration;
 

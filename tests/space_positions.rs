@@ -4,7 +4,7 @@
 //! nothing, even once its play's place in the table went to another play;
 //! a handle read from an event moves its play as the one `play` returned.
 
-mod common;
+use voicepool_testkit::common;
 
 use common::*;
 use voicepool::{EngineSettings, Event, OfflineEngine, PlayParams, Spatial};

@@ -1,6 +1,6 @@
 //! Which voice gets stolen, through the public API, rendered offline.
 
-mod common;
+use voicepool_testkit::common;
 
 use std::time::Duration;
 

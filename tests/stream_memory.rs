@@ -5,7 +5,7 @@
 //! 200 MB. Measured with a global allocator that tracks live heap bytes;
 //! the figures are printed (`cargo test --test stream_memory -- --nocapture`).
 
-mod support;
+use voicepool_testkit::support;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};

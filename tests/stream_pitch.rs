@@ -3,7 +3,7 @@
 //! sound exactly as the decoded sound does, with no underrun, whatever the
 //! block size.
 
-mod support;
+use voicepool_testkit::support;
 
 use support::codecs::source_wav;
 use support::Scratch;

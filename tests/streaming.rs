@@ -5,7 +5,7 @@
 //! stealing. Files are made at test time with sox and lame (Debian
 //! packages `sox`, `lame`).
 
-mod support;
+use voicepool_testkit::support;
 
 use std::time::Duration;
 

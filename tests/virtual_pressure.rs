@@ -4,7 +4,7 @@
 //! of age), and once back it is held for a second, so that no voice trades
 //! places more than once a second.
 
-mod common;
+use voicepool_testkit::common;
 
 use common::*;
 use voicepool::{Event, PlayParams, VoiceHandle};

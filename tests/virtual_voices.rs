@@ -2,7 +2,7 @@
 //! back at exactly the sample it would have reached (rendered offline and
 //! compared sample for sample with an engine that had room).
 
-mod common;
+use voicepool_testkit::common;
 
 use std::collections::HashMap;
 

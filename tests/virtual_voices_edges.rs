@@ -5,7 +5,7 @@
 //! displacing audible ones, comebacks retried when the event queue was
 //! short.
 
-mod common;
+use voicepool_testkit::common;
 
 use std::time::Duration;
 

@@ -3,7 +3,7 @@
 //! content it is known to hold, or fails with the right `SoundError` naming
 //! it. Needs sox (`bash scripts/setup.sh` installs it).
 
-mod support;
+use voicepool_testkit::support;
 
 use std::path::Path;
 

@@ -7,7 +7,7 @@
 //! under an address-space cap, so that a regression fails the test instead
 //! of taking the test run down with it.
 
-mod support;
+use voicepool_testkit::support;
 
 use std::io::Write;
 use std::path::Path;

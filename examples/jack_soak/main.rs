@@ -15,8 +15,8 @@
 //! `apt-get install jackd2`) under a server name of its own and stops it
 //! at the end.
 
-mod jackd;
-mod storm;
+use voicepool_testkit::jack::jackd;
+use voicepool_testkit::jack::storm;
 
 use std::time::Duration;
 

@@ -15,9 +15,12 @@
 //! Options: `--hours H` (default 0.1), `--voices N` (default 8),
 //! `--seed S` (default 1).
 
-mod driver;
+use voicepool_testkit::soak as driver;
 
-mod counting_alloc;
+#[global_allocator]
+static ALLOCATOR: voicepool::alloc_check::CountingAllocator =
+    voicepool::alloc_check::CountingAllocator;
+use voicepool::alloc_check as counting_alloc;
 
 use counting_alloc::allocations;
 

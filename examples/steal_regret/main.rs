@@ -38,9 +38,8 @@ use voicepool::{
     EngineSettings, Event, OfflineEngine, PlayParams, Sound, StealPolicy, VoiceHandle,
 };
 
-#[path = "../../tests/support/k_weighting.rs"]
-mod k_weighting;
 use k_weighting::k_weight;
+use voicepool_testkit::k_weighting;
 
 const RATE: u32 = 48_000;
 const BLOCK: usize = 480;

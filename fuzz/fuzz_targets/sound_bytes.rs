@@ -6,8 +6,7 @@
 
 use libfuzzer_sys::fuzz_target;
 
-#[path = "../../tests/support/sound_oracle.rs"]
-mod sound_oracle;
+use voicepool_testkit::sound_oracle;
 
 fuzz_target!(|data: &[u8]| {
     let _ = sound_oracle::check_any_format(data);

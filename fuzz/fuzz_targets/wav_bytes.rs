@@ -6,7 +6,6 @@
 
 use libfuzzer_sys::fuzz_target;
 
-#[path = "../../tests/support/sound_oracle.rs"]
-mod sound_oracle;
+use voicepool_testkit::sound_oracle;
 
 fuzz_target!(|data: &[u8]| sound_oracle::check(data));

@@ -1,6 +1,5 @@
 //! Helpers shared by the integration tests: a scratch directory that cleans
 //! up after itself, and running sox (which `scripts/setup.sh` installs).
-#![allow(dead_code)]
 
 pub mod codecs;
 pub mod shaped_buses;

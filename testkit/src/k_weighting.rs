@@ -1,8 +1,7 @@
 //! A reference K-weighting (ITU-R BS.1770-4) at 48 kHz, with the standard's
 //! published coefficients, written apart from the library's own (which
 //! derives its coefficients for any rate): what the stealing tests and the
-//! `steal_regret` example measure the library's ranking against. Included
-//! by both with `#[path]`.
+//! `steal_regret` example measure the library's ranking against.
 
 /// K-weights one channel of 48 kHz samples in place: the pre-filter (a
 /// high shelf), then the RLB high-pass.

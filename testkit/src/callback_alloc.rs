@@ -1,9 +1,14 @@
 //! A global allocator that counts the allocations and frees made inside a
 //! live engine's data callback, and the callbacks: the engine's hook
 //! ([`hook`], given to `AudioEngine::start_with_hook`) marks the audio
-//! thread as in the callback between `Enter` and `Exit`. Included with
-//! `#[path]` by the binaries that test live output (it installs itself as
-//! their global allocator), not through `support/mod.rs`.
+//! thread as in the callback between `Enter` and `Exit`. A binary that
+//! tests live output installs it:
+//!
+//! ```ignore
+//! #[global_allocator]
+//! static ALLOC: voicepool_testkit::callback_alloc::CallbackCounter =
+//!     voicepool_testkit::callback_alloc::CallbackCounter;
+//! ```
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -33,7 +38,6 @@ pub fn hook(phase: CallbackPhase) {
 
 /// Runs `f` on this thread as if inside the callback (to prove the counter
 /// counts).
-#[allow(dead_code)]
 pub fn as_if_in_callback(f: impl FnOnce()) {
     IN_CALLBACK.with(|c| c.set(true));
     f();
@@ -46,12 +50,13 @@ fn note_if_in_callback() {
     }
 }
 
-struct CountingAlloc;
+/// The allocator: the system's, counting what happens inside the callback.
+pub struct CallbackCounter;
 
 // SAFETY: every call is passed on to the system allocator unchanged; the
 // counting touches only an atomic and a const-initialized thread-local
 // (which never allocates).
-unsafe impl GlobalAlloc for CountingAlloc {
+unsafe impl GlobalAlloc for CallbackCounter {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         note_if_in_callback();
         unsafe { System.alloc(layout) }
@@ -69,6 +74,3 @@ unsafe impl GlobalAlloc for CountingAlloc {
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }
-
-#[global_allocator]
-static ALLOC: CountingAlloc = CountingAlloc;

@@ -2,7 +2,7 @@
 //! renders, checking after every block that nothing has gone wrong.
 //!
 //! Shared by `examples/soak` (long runs: `--hours 24`) and `tests/soak_run.rs`
-//! (a short run in the test suite). The binary that includes it supplies an
+//! (a short run in the test suite). The binary that runs it supplies an
 //! allocation counter (a counting `#[global_allocator]`), so that the render
 //! path can be shown to allocate and free nothing.
 

@@ -1,9 +1,8 @@
 //! The paced soak's parts, shared by `examples/jack_soak`, `tests/jack.rs`
 //! and (its sounds) `tests/live_output.rs`: opening an engine on a JACK
-//! server just started (the server itself is `jackd.rs`), a background
+//! server just started (the server itself is [`super::jackd`]), a background
 //! load that keeps every core busy, and the spell-burst game loop at 60 Hz
 //! with its bookkeeping of terminal events.
-#![allow(dead_code)]
 
 use std::collections::HashMap;
 use std::process::{Child, Command};
@@ -84,10 +83,10 @@ impl Drop for Load {
     }
 }
 
-/// A deterministic pseudo-random sequence.
+/// A deterministic pseudo-random sequence ([`Lcg::unit`]: the next value in `0..1`).
 pub struct Lcg(pub u64);
 impl Lcg {
-    pub fn next(&mut self) -> f32 {
+    pub fn unit(&mut self) -> f32 {
         self.0 = self
             .0
             .wrapping_mul(6364136223846793005)
@@ -192,11 +191,11 @@ pub fn storm(
                 Err(_) => refused += 1,
             }
             for _ in 0..24 {
-                let s = &sparkles[(rng.next() * 6.0) as usize % 6];
+                let s = &sparkles[(rng.unit() * 6.0) as usize % 6];
                 let p = PlayParams::default()
-                    .volume(0.1 + rng.next() * 0.6)
-                    .pitch(0.7 + rng.next() * 0.8)
-                    .pan(rng.next() * 2.0 - 1.0);
+                    .volume(0.1 + rng.unit() * 0.6)
+                    .pitch(0.7 + rng.unit() * 0.8)
+                    .pan(rng.unit() * 2.0 - 1.0);
                 match engine.play(s, p) {
                     Ok(h) => ledger.accept(h),
                     Err(_) => refused += 1,

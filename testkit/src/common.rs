@@ -1,5 +1,4 @@
 //! Sounds and helpers shared by the integration tests.
-#![allow(dead_code)]
 
 use voicepool::{EngineSettings, Event, OfflineEngine, Sound, TimedEvent, VoiceHandle};
 

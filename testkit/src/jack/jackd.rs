@@ -4,10 +4,9 @@
 //! that exits cleanly takes its entry out, but one killed with SIGKILL, or
 //! orphaned by a test process that died, keeps it, and once 8 are taken no
 //! `jackd` starts on that machine again. So: the server dies with the
-//! thread that started it ([`crate::storm::die_with_parent`]), and
+//! thread that started it ([`crate::jack::storm::die_with_parent`]), and
 //! [`clean_up`] ends a server still registered under a name of ours and
 //! frees entries (and client semaphores) left by dead ones.
-#![allow(dead_code)]
 
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -43,7 +42,7 @@ impl Jackd {
     /// servers are freed first.
     pub fn start(name: &str, rate: u32, period: u32) -> Result<Jackd, String> {
         free_dead_entries();
-        let child = crate::storm::die_with_parent(
+        let child = crate::jack::storm::die_with_parent(
             Command::new("jackd")
                 .args(["-n", name, "-d", "dummy", "-r", &rate.to_string()])
                 .args(["-p", &period.to_string()])

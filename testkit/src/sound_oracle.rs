@@ -1,8 +1,7 @@
 //! The oracle of the fuzz targets, shared by the targets
 //! (`fuzz/fuzz_targets/wav_bytes.rs`, `sound_bytes.rs`) and the tests that
 //! run the same checks without a fuzzer (`tests/fuzz_regressions.rs`,
-//! `tests/formats_fuzz.rs`; all include this file with `#[path]`).
-#![allow(dead_code)] // each includer uses one of the two checks
+//! `tests/formats_fuzz.rs`).
 
 use std::path::Path;
 
