@@ -6,9 +6,9 @@
 use std::f32::consts::TAU;
 use std::sync::Arc;
 
-use crate::engine::params::PlayParams;
-use crate::engine::settings::EngineSettings;
-use crate::engine::Engine;
+use crate::control::params::PlayParams;
+use crate::control::settings::EngineSettings;
+use crate::control::Engine;
 use crate::mixer::Mixer;
 use crate::output::offline::OfflineEngine;
 use crate::protocol::VoiceHandle;

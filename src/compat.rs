@@ -2,7 +2,7 @@
 //! of the crate, kept so that code written against them still builds:
 //! every item here is the same item the crate root exports (limits are in
 //! [`crate::limits`]). Hidden from the docs; new code names items at the
-//! root. (The old paths `engine`, `error`, `mixer`, `output`, `sound` and
+//! root. (The old paths `error`, `mixer`, `output`, `sound` and
 //! `space` are the crate's own modules, hidden the same way.)
 
 /// Handles, events and the steal policy (now at the crate root).
@@ -17,6 +17,11 @@ pub mod command {
 pub mod effect {
     pub use crate::limits::MAX_EFFECTS;
     pub use crate::{BusSettings, CustomEffect, Duck, Effect, EffectParam};
+}
+
+/// The game side (now at the crate root).
+pub mod engine {
+    pub use crate::{Controller, Engine, EngineError, PlayError, VoiceInfo};
 }
 
 /// Play parameters (now at the crate root).

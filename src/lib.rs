@@ -97,8 +97,7 @@ pub mod limits;
 #[doc(hidden)]
 pub mod bench_support;
 mod bus;
-#[doc(hidden)]
-pub mod engine;
+mod control;
 #[doc(hidden)]
 pub mod error;
 mod handle;
@@ -123,12 +122,12 @@ pub mod rtsan_selftest;
 
 mod compat;
 #[doc(hidden)]
-pub use compat::{command, effect, params, settings, stats};
+pub use compat::{command, effect, engine, params, settings, stats};
 
 pub use bus::{BusSettings, CustomEffect, Duck, Effect, EffectParam};
-pub use engine::params::PlayParams;
-pub use engine::settings::{EngineSettings, GroupSettings};
-pub use engine::{Controller, Engine, VoiceInfo};
+pub use control::params::PlayParams;
+pub use control::settings::{EngineSettings, GroupSettings};
+pub use control::{Controller, Engine, VoiceInfo};
 pub use error::{EngineError, PlayError, RenderError, SoundError};
 pub use handle::{BusHandle, GroupHandle, VoiceHandle};
 pub use mixer::Mixer;

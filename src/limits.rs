@@ -12,10 +12,10 @@
 //! ```
 
 pub use crate::bus::MAX_EFFECTS;
-pub use crate::engine::params::{
+pub use crate::control::params::{
     MAX_FADE_SECONDS, MAX_MASTER_VOLUME, MAX_PITCH, MAX_VOLUME, MIN_AUDIBLE_VOLUME, MIN_PITCH,
 };
-pub use crate::engine::settings::{
+pub use crate::control::settings::{
     AUDIBLE_WINDOW_DB, MAX_BUSES, MAX_GROUPS, MAX_STREAMS, MAX_VIRTUAL_VOICES, MAX_VOICES,
     OUTPUT_RATE_RANGE, STREAM_BUFFER_RANGE,
 };

@@ -42,7 +42,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "control",
         &[
-            "engine/",
+            "control/",
             "space/control.rs",
             "bus/control.rs",
             "stream/control.rs",
@@ -254,7 +254,7 @@ fn the_rule_catches_what_it_must() {
     );
     assert_eq!(
         check(
-            "engine/mod.rs",
+            "control/mod.rs",
             "use crate::{mixer::Mixer, protocol::Command};"
         ),
         0
@@ -262,7 +262,7 @@ fn the_rule_catches_what_it_must() {
     // The audio side naming the game side, protocol naming a feature, the
     // voice manager naming the renderer: caught.
     assert_eq!(
-        check("mixer/commands.rs", "use crate::engine::Controller;"),
+        check("mixer/commands.rs", "use crate::control::Controller;"),
         1
     );
     assert_eq!(
@@ -281,6 +281,6 @@ fn the_rule_catches_what_it_must() {
     );
     assert_eq!(check("render/tails.rs", "use crate::voices::VoicePool;"), 1);
     // Test code and comments are not imports.
-    assert_eq!(check("mixer/mod.rs", "// crate::engine::Controller\n#[cfg(test)]\nmod tests { use crate::engine::Controller; }"), 0);
+    assert_eq!(check("mixer/mod.rs", "// crate::control::Controller\n#[cfg(test)]\nmod tests { use crate::control::Controller; }"), 0);
     assert!(unplaced.is_empty());
 }

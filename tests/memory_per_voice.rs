@@ -88,7 +88,7 @@ fn a_virtual_voice_costs_what_the_docs_and_memory_bytes_say() {
     // What the docs say a virtual voice costs.
     let docs = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/src/engine/settings.rs"
+        "/src/control/settings.rs"
     ))
     .unwrap();
     let said = docs

@@ -11,8 +11,8 @@ use crate::bus::effects;
 use crate::bus::{
     BusSettings, BusSetup, Effect, EffectHealth, EffectParam, ValidDuck, MAX_EFFECTS,
 };
-use crate::engine::params::{fade_frames, valid_master_volume, valid_volume};
-use crate::engine::Controller;
+use crate::control::params::{fade_frames, valid_master_volume, valid_volume};
+use crate::control::Controller;
 use crate::error::PlayError;
 use crate::protocol::{BusHandle, Command, MASTER_BUS};
 
@@ -308,8 +308,8 @@ impl Controller {
     /// A fade in progress turns toward the new target from where it is.
     /// Stealing counts a bus's volume in its voices' audibility (as it will
     /// be after the fade). NaN is rejected; out of range is clamped (0 to
-    /// [`crate::engine::params::MAX_VOLUME`]; for the master bus, 0 to
-    /// [`crate::engine::params::MAX_MASTER_VOLUME`]), as is a fade beyond 60 s. A
+    /// [`crate::control::params::MAX_VOLUME`]; for the master bus, 0 to
+    /// [`crate::control::params::MAX_MASTER_VOLUME`]), as is a fade beyond 60 s. A
     /// bus of another engine does nothing.
     ///
     /// ```

@@ -6,8 +6,8 @@ use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::path::Path;
 
-use crate::engine::settings::EngineSettings;
-use crate::engine::Engine;
+use crate::control::settings::EngineSettings;
+use crate::control::Engine;
 use crate::error::EngineError;
 pub use crate::error::RenderError;
 use crate::mixer::Mixer;

@@ -129,7 +129,7 @@ impl Prefetch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::params::PlayParams;
+    use crate::control::params::PlayParams;
     use crate::protocol::EngineId;
     use crate::sound::Sound;
     use std::sync::Arc;

@@ -15,8 +15,8 @@ use std::sync::Arc;
 use ringbuf::traits::{Consumer, Split};
 use ringbuf::{HeapCons, HeapRb};
 
-use crate::engine::game_state::GameState;
-use crate::engine::Controller;
+use crate::control::game_state::GameState;
+use crate::control::Controller;
 use crate::error::PlayError;
 use crate::protocol::{Command, VoiceHandle, NO_EMITTER};
 use crate::space::positions::{EmitterTable, Positions};

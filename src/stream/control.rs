@@ -12,14 +12,14 @@ use std::sync::atomic::Ordering::Acquire;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::engine::game_state::GameState;
-use crate::engine::Controller;
+use crate::control::game_state::GameState;
+use crate::control::Controller;
 use crate::error::PlayError;
 use crate::protocol::{Command, StreamTicket, ValidParams, VoiceHandle};
 use ringbuf::traits::Split;
 use ringbuf::HeapRb;
 
-use crate::engine::settings::EngineSettings;
+use crate::control::settings::EngineSettings;
 use crate::protocol::stats::Counters;
 use crate::stream::loader::{Loader, Request, Worker};
 use crate::stream::reader::{StreamReader, StreamReaders, STAGING_FRAMES};

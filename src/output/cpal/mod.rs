@@ -7,8 +7,8 @@ use std::thread::JoinHandle;
 
 use crossbeam_channel::Receiver;
 
-use crate::engine::settings::EngineSettings;
-use crate::engine::Engine;
+use crate::control::settings::EngineSettings;
+use crate::control::Engine;
 use crate::error::EngineError;
 use crate::mixer::Mixer;
 

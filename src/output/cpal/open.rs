@@ -9,7 +9,7 @@ use cpal::{FromSample, SizedSample};
 
 use super::side::{AudioSide, Slot, StreamFlags};
 use super::{DeviceSampleFormat, StreamInfo, MAX_BLOCK_FRAMES, MIN_BLOCK_FRAMES};
-use crate::engine::settings::EngineSettings;
+use crate::control::settings::EngineSettings;
 use crate::error::EngineError;
 use crate::protocol::stats::Counters;
 

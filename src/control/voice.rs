@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use super::{Controller, VoiceInfo};
-use crate::engine::params::{fade_frames, valid_volume};
+use crate::control::params::{fade_frames, valid_volume};
 use crate::error::PlayError;
 use crate::protocol::{Command, VoiceHandle};
 

@@ -4,7 +4,7 @@
 
 use super::params::fade_frames;
 use super::Controller;
-use crate::engine::settings::GroupSettings;
+use crate::control::settings::GroupSettings;
 use crate::error::PlayError;
 use crate::protocol::{Command, GroupHandle, ValidGroup};
 

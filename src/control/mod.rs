@@ -25,8 +25,8 @@ use crossbeam_channel::{Sender, TrySendError};
 use ringbuf::traits::{Observer, Split};
 use ringbuf::{HeapProd, HeapRb};
 
-use crate::engine::params::{valid_pan, valid_pitch, valid_volume, PlayParams};
-use crate::engine::settings::EngineSettings;
+use crate::control::params::{valid_pan, valid_pitch, valid_volume, PlayParams};
+use crate::control::settings::EngineSettings;
 pub use crate::error::{EngineError, PlayError};
 use crate::mixer::Mixer;
 use crate::protocol::stats::Counters;

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::engine::settings::EngineSettings;
+use crate::control::settings::EngineSettings;
 use crate::error::PlayError;
 use crate::protocol::{BusHandle, EngineId, GroupHandle, ValidParams, MASTER_BUS, NO_GROUP};
 use crate::space::{valid_vector, Spatial, ValidEmitter};
