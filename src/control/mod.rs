@@ -8,6 +8,7 @@
 //! every sound in flight and drops it only once no voice holds it.
 
 pub(crate) mod game_state;
+pub(crate) mod calls;
 mod groups;
 mod observe;
 pub(crate) mod params;
@@ -348,8 +349,8 @@ impl Controller {
     }
 }
 
-/// The game side of an engine: everything a [`Controller`] does (through
-/// `Deref`), plus reading events, stats and voice state. Lives where the game
+/// The game side of an engine: everything a [`Controller`] does, plus
+/// reading events and voice state. Lives where the game
 /// reads its events; hand [`Controller`]s to other threads.
 ///
 /// ```
@@ -363,7 +364,7 @@ impl Controller {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct Engine {
-    controller: Controller,
+    pub(crate) controller: Controller,
 }
 
 impl fmt::Debug for Engine {
@@ -374,6 +375,17 @@ impl fmt::Debug for Engine {
     }
 }
 
+/// The controller's calls, listed on the engine itself.
+impl Engine {
+    fn controller_ref(&self) -> &Controller {
+        &self.controller
+    }
+    calls::controller_calls!();
+}
+
+/// Kept so that code written when the controller's calls were reached
+/// through `Deref` still builds; every call is the engine's own now.
+#[doc(hidden)]
 impl Deref for Engine {
     type Target = Controller;
     fn deref(&self) -> &Controller {

@@ -362,6 +362,24 @@ impl OfflineEngine {
     }
 }
 
+/// The engine's game-side calls, listed on the engine itself.
+impl OfflineEngine {
+    fn controller_ref(&self) -> &crate::Controller {
+        &self.engine.controller
+    }
+    fn engine_ref(&self) -> &Engine {
+        &self.engine
+    }
+    fn engine_mut(&mut self) -> &mut Engine {
+        &mut self.engine
+    }
+    crate::control::calls::controller_calls!();
+    crate::control::calls::engine_calls!();
+}
+
+/// Kept so that code written when the engine's calls were reached through
+/// `Deref` still builds; every call is the engine's own now.
+#[doc(hidden)]
 impl Deref for OfflineEngine {
     type Target = Engine;
     fn deref(&self) -> &Engine {
@@ -369,6 +387,7 @@ impl Deref for OfflineEngine {
     }
 }
 
+#[doc(hidden)]
 impl DerefMut for OfflineEngine {
     fn deref_mut(&mut self) -> &mut Engine {
         &mut self.engine

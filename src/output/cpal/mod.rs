@@ -426,6 +426,31 @@ impl Drop for AudioEngine {
     }
 }
 
+/// The engine's game-side calls, listed on the engine itself.
+impl AudioEngine {
+    fn controller_ref(&self) -> &crate::Controller {
+        &self.engine.controller
+    }
+    fn engine_ref(&self) -> &Engine {
+        &self.engine
+    }
+    fn engine_mut(&mut self) -> &mut Engine {
+        &mut self.engine
+    }
+    crate::control::calls::controller_calls!();
+    crate::control::calls::engine_calls!();
+
+    /// Heap bytes the game side holds for this engine: the same call as
+    /// [`Engine::memory_bytes`], which has the details.
+    #[inline]
+    pub fn memory_bytes(&self) -> usize {
+        self.engine.memory_bytes()
+    }
+}
+
+/// Kept so that code written when the engine's calls were reached through
+/// `Deref` still builds; every call is the engine's own now.
+#[doc(hidden)]
 impl Deref for AudioEngine {
     type Target = Engine;
     fn deref(&self) -> &Engine {
@@ -433,6 +458,7 @@ impl Deref for AudioEngine {
     }
 }
 
+#[doc(hidden)]
 impl DerefMut for AudioEngine {
     fn deref_mut(&mut self) -> &mut Engine {
         &mut self.engine
