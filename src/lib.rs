@@ -125,7 +125,7 @@ mod compat;
 pub use compat::{command, effect, engine, params, settings, stats};
 
 pub use bus::{BusSettings, CustomEffect, Duck, Effect, EffectParam};
-pub use control::params::PlayParams;
+pub use control::params::{PlayParams, Seconds};
 pub use control::settings::{EngineSettings, GroupSettings};
 pub use control::{Controller, Engine, VoiceInfo};
 pub use error::{EngineError, PlayError, RenderError, SoundError};

@@ -10,6 +10,48 @@ use crate::space::{valid_vector, Spatial, ValidEmitter};
 
 /// Loudest volume accepted (linear gain, +12 dB).
 pub const MAX_VOLUME: f32 = 4.0;
+/// A length of time as the calls that take one accept it: a [`Duration`],
+/// or a number of seconds (`f32` or `f64`), the form these calls took
+/// before 1.0. Sealed: only these three.
+///
+/// ```
+/// use std::time::Duration;
+/// use voicepool::PlayParams;
+/// let a = PlayParams::default().fade_in(Duration::from_millis(250));
+/// let b = PlayParams::default().fade_in(0.25); // seconds, as before 1.0
+/// assert_eq!(a, b);
+/// ```
+pub trait Seconds: sealed::Sealed {
+    /// The length in seconds (NaN and infinities pass through, for the
+    /// call to refuse).
+    fn seconds(self) -> f64;
+}
+
+impl Seconds for Duration {
+    fn seconds(self) -> f64 {
+        self.as_secs_f64()
+    }
+}
+
+impl Seconds for f32 {
+    fn seconds(self) -> f64 {
+        f64::from(self)
+    }
+}
+
+impl Seconds for f64 {
+    fn seconds(self) -> f64 {
+        self
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for std::time::Duration {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+}
+
 /// Volumes below this (-100 dB) are treated as exactly 0.
 pub const MIN_AUDIBLE_VOLUME: f32 = 1.0e-5;
 pub use crate::protocol::{MAX_PITCH, MIN_PITCH};
@@ -214,20 +256,22 @@ impl PlayParams {
         self.protected = protected;
         self
     }
-    /// Fade in from silence over this many seconds (default 0: the attack
-    /// plays as recorded).
+    /// Fade in from silence over `time` (default zero: the attack plays as
+    /// recorded), a [`Duration`] (or, as before 1.0, seconds as a number).
     ///
     /// ```
+    /// use std::time::Duration;
     /// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
     /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
     /// let rain = Sound::from_samples(1, 48_000, vec![0.5; 48_000])?;
-    /// engine.play(&rain, PlayParams::default().fade_in(0.1))?; // 100 ms
+    /// engine.play(&rain, PlayParams::default().fade_in(Duration::from_millis(100)))?;
     /// let block = engine.render(4_800);
     /// let (first, last) = (block[0], block[block.len() - 1]);
     /// assert!(first < 0.01 && last > 0.3);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn fade_in(mut self, seconds: f32) -> Self {
+    pub fn fade_in(mut self, time: impl Seconds) -> Self {
+        let seconds = time.seconds() as f32;
         self.fade_in = if seconds.is_finite() {
             seconds.clamp(0.0, MAX_FADE_SECONDS)
         } else {

@@ -254,21 +254,23 @@ impl OfflineEngine {
         self.recorder.is_some()
     }
 
-    /// Renders `seconds` of audio in [`WAV_BLOCK_FRAMES`]-frame blocks into
-    /// a 32-bit float stereo WAV file at the engine's rate.
+    /// Renders `length` of audio (a [`Duration`](std::time::Duration), or
+    /// seconds as a number as before 1.0) in [`WAV_BLOCK_FRAMES`]-frame
+    /// blocks into a 32-bit float stereo WAV file at the engine's rate.
     ///
     /// Refused before anything is written: a negative, NaN or infinite
     /// duration ([`RenderError::InvalidDuration`]) and one longer than a WAV
     /// file can hold ([`RenderError::TooLong`], see [`MAX_WAV_FRAMES`]).
     ///
     /// ```
+    /// use std::time::Duration;
     /// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
     /// # let dir = std::env::temp_dir().join(format!("voicepool-doc-wav-{}", std::process::id()));
     /// # std::fs::create_dir_all(&dir)?;
     /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
     /// let tone: Vec<f32> = (0..48_000).map(|i| (i as f32 * 0.06).sin() * 0.5).collect();
     /// engine.play(&Sound::from_samples(1, 48_000, tone)?, PlayParams::default())?;
-    /// engine.render_to_wav(dir.join("tone.wav"), 0.5)?;
+    /// engine.render_to_wav(dir.join("tone.wav"), Duration::from_millis(500))?;
     /// let back = Sound::from_wav_file(dir.join("tone.wav"))?;
     /// assert_eq!((back.channels(), back.frames()), (2, 24_000));
     /// assert!(engine.render_to_wav(dir.join("bad.wav"), f64::NAN).is_err());
@@ -278,9 +280,10 @@ impl OfflineEngine {
     pub fn render_to_wav(
         &mut self,
         path: impl AsRef<Path>,
-        seconds: f64,
+        length: impl crate::Seconds,
     ) -> Result<(), RenderError> {
         let path = path.as_ref();
+        let seconds = length.seconds();
         if !(seconds.is_finite() && seconds >= 0.0) {
             return Err(RenderError::InvalidDuration(seconds));
         }
