@@ -147,6 +147,8 @@ pub struct ReadmeDoctests;
 /// The guide's code, compiled and run as doc tests (`docs/guide/`).
 #[cfg(doctest)]
 pub mod guide {
+    #[doc = include_str!("../docs/guide/introduction.md")]
+    pub struct Introduction;
     #[doc = include_str!("../docs/guide/first-sound.md")]
     pub struct FirstSound;
     #[doc = include_str!("../docs/guide/handles-and-events.md")]
