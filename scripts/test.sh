@@ -12,6 +12,9 @@ cargo clippy -p voicepool-demo --all-targets -- -D warnings
 cargo test --all-targets
 cargo test --doc
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
+# The guide as an mdBook in target/book (mdBook from the Rust 1.97.1
+# chroot below); fails on any warning, missing include or broken link.
+bash scripts/book.sh
 # The Bevy plugin (its own crate: the commands above never build Bevy) is
 # on Bevy 0.20, which needs Rust 1.97.1: scripts/rust197 runs these with
 # the host's toolchain where it is new enough, else in a Debian unstable
