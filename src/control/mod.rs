@@ -7,8 +7,8 @@
 //! the allocating and freeing the audio side may not: it keeps a reference to
 //! every sound in flight and drops it only once no voice holds it.
 
-pub(crate) mod game_state;
 pub(crate) mod calls;
+pub(crate) mod game_state;
 mod groups;
 mod observe;
 pub(crate) mod params;

@@ -68,6 +68,7 @@ impl Engine {
     /// runs: after every voice has ended, the game has dropped its sounds
     /// and events have been drained, this is 0).
     #[cfg(feature = "hooks")]
+    #[doc(hidden)]
     pub fn sounds_in_flight(&self) -> usize {
         self.controller.lock().in_flight.len()
     }

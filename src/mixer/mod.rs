@@ -451,6 +451,7 @@ impl Mixer {
     /// Uses the portable kernels even where AVX2 is available (for
     /// benchmarks and tests that compare the two; the output is the same).
     #[cfg(feature = "hooks")]
+    #[doc(hidden)]
     pub fn force_portable_kernels(&mut self) {
         self.rules.isa = Isa::Scalar;
     }
@@ -567,6 +568,7 @@ impl Mixer {
 
     /// Checks the pool's invariants (tests and soak runs; allocates).
     #[cfg(feature = "hooks")]
+    #[doc(hidden)]
     pub fn check_invariants(&self) -> Result<(), String> {
         self.pool.check_invariants()?;
         self.virtuals.check_invariants()?;
@@ -585,6 +587,16 @@ impl Mixer {
 /// reports `Ended` for every play still live (sounding, or queued and never
 /// taken) at the frame the mixer stopped. Dropping frees the pool, so it
 /// happens where freeing is allowed (never inside `process`).
+impl std::fmt::Debug for Mixer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mixer")
+            .field("sample_rate", &self.out_rate)
+            .field("frames_rendered", &self.frame)
+            .field("voices", &self.pool.len())
+            .finish_non_exhaustive()
+    }
+}
+
 impl Drop for Mixer {
     fn drop(&mut self) {
         self.counters.frames.store(self.frame, Relaxed);

@@ -335,6 +335,7 @@ impl OfflineEngine {
     /// block (unless held): for tests that drive [`OfflineEngine::mixer_mut`]
     /// themselves.
     #[cfg(feature = "hooks")]
+    #[doc(hidden)]
     pub fn pump_stream_loader(&mut self) {
         if !self.loader_held && self.engine.pump_streams() {
             self.mixer.drain_early();
@@ -347,12 +348,14 @@ impl OfflineEngine {
     /// Holds the stream loader back (`true`) so streamed plays starve,
     /// or lets it fill their rings before each block again (tests).
     #[cfg(feature = "hooks")]
+    #[doc(hidden)]
     pub fn hold_stream_loader(&mut self, held: bool) {
         self.loader_held = held;
     }
 
     /// The mixer this engine drives (for benchmarks and tests).
     #[cfg(feature = "hooks")]
+    #[doc(hidden)]
     pub fn mixer_mut(&mut self) -> &mut Mixer {
         &mut self.mixer
     }
@@ -360,6 +363,7 @@ impl OfflineEngine {
     /// Checks the pool's invariants (free list + live voices = pool size,
     /// no voice in two slots). For tests and soak runs.
     #[cfg(feature = "hooks")]
+    #[doc(hidden)]
     pub fn check_invariants(&self) -> Result<(), String> {
         self.mixer.check_invariants()
     }

@@ -44,6 +44,7 @@ pub enum WavFormat {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Recording {
     /// The file written.
     pub path: PathBuf,

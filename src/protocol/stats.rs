@@ -23,6 +23,7 @@ use crate::protocol::{EngineId, VoiceHandle};
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Stats {
     /// Voices sounding now (not counting stolen voices finishing their fade).
     pub active_voices: usize,
@@ -122,6 +123,7 @@ pub struct Stats {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct SlotView {
     /// The voice in the slot, if any.
     pub voice: Option<VoiceHandle>,

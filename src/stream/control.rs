@@ -178,6 +178,7 @@ impl Controller {
     /// [`PlayError::LoaderUnavailable`]). Only before the thread has
     /// started: a running loader is not stopped.
     #[cfg(feature = "hooks")]
+    #[doc(hidden)]
     pub fn refuse_stream_loader_thread(&self, refuse: bool) {
         self.lock().streams.refuse_loader_thread(refuse);
     }
@@ -186,6 +187,7 @@ impl Controller {
     /// with a bug might on a malformed file (tests: the stream being
     /// decoded ends as on a decode error, and the loader goes on).
     #[cfg(feature = "hooks")]
+    #[doc(hidden)]
     pub fn panic_next_stream_decode(&self) {
         self.lock().streams.panic_next_decode();
     }

@@ -61,6 +61,7 @@ impl DeviceSampleFormat {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct StreamInfo {
     /// The device's name as the host reports it.
     pub device: String,
@@ -265,6 +266,7 @@ impl AudioEngine {
     /// As [`AudioEngine::start`], calling `hook` on entry to and exit from
     /// every data callback, on the audio thread (feature `hooks`: tests).
     #[cfg(feature = "hooks")]
+    #[doc(hidden)]
     pub fn start_with_hook(
         settings: EngineSettings,
         hook: CallbackHook,
@@ -346,6 +348,7 @@ impl AudioEngine {
     /// (feature `hooks`: tests): it reports `DeviceLost` and, with
     /// recovery on, reopens the device.
     #[cfg(feature = "hooks")]
+    #[doc(hidden)]
     pub fn simulate_device_loss(&self) {
         use std::sync::atomic::Ordering::Relaxed;
         self.control.simulated_losses.fetch_add(1, Relaxed);
