@@ -30,12 +30,12 @@
 //!
 //! ## How it fits together
 //!
-//! - [`Sound`] ([`sound`]): decoded samples plus their loudness analysis,
+//! - [`Sound`]: decoded samples plus their loudness analysis,
 //!   shared ([`Sound::from_file`]: WAV, OGG Vorbis, FLAC, MP3), or a file
 //!   whose plays stream from disk ([`Sound::stream_file`]: music, long
 //!   dialogue; [`EngineSettings::streams`], [`Controller::seek`],
 //!   [`Event::StreamUnderrun`]).
-//! - [`Engine`] / [`Controller`] ([`engine`]): the game side. Calls never block.
+//! - [`Engine`] / [`Controller`]: the game side. Calls never block.
 //!   Besides play / stop / set_*: groups with instance limits and retrigger
 //!   intervals ([`Controller::create_group`], [`GroupSettings`]), buses with
 //!   volume fades and pause ([`Controller::create_bus`],
@@ -47,9 +47,9 @@
 //!   [`Event::Resumed`], [`Controller::virtual_slots`]), and starts scheduled
 //!   to the frame on the engine's clock ([`PlayParams::start_at`],
 //!   [`Controller::clock`]).
-//! - [`Mixer`] ([`mixer`]): the audio side, with the real-time contract.
-//! - [`AudioEngine`] ([`output::cpal`]): live output on a cpal device.
-//! - [`OfflineEngine`] ([`output::offline`]): deterministic rendering.
+//! - [`Mixer`]: the audio side, with the real-time contract.
+//! - [`AudioEngine`]: live output on a cpal device.
+//! - [`OfflineEngine`]: deterministic rendering.
 //!
 //! `docs/ARCHITECTURE.md` in the repository has the layers, the data flow,
 //! the real-time rules and the stealing rules in full.
@@ -57,12 +57,12 @@
 //! ## Output level
 //!
 //! Every sample a device gets is finite and within `-1.0..=1.0`, whatever is
-//! played. Sample data is clamped to ±[`sound::MAX_SAMPLE_MAGNITUDE`] (4.0)
-//! at load and volumes to [`params::MAX_VOLUME`] (4.0), so one voice adds at
+//! played. Sample data is clamped to ±[`limits::MAX_SAMPLE_MAGNITUDE`] (4.0)
+//! at load and volumes to [`limits::MAX_VOLUME`] (4.0), so one voice adds at
 //! most 16 to a sample and even 65 536 voices through the largest master gain
 //! (16) sum to about 1.7e7: no `f32` overflow, no NaN. The sum is multiplied
 //! by `EngineSettings::master_gain` (default 1.0) and passed through a soft
-//! limiter: exactly transparent up to [`mixer::LIMITER_THRESHOLD`] (0.9,
+//! limiter: exactly transparent up to [`limits::LIMITER_THRESHOLD`] (0.9,
 //! about -0.9 dBFS), above it a smooth, rising knee (monotonic to within one
 //! unit in the last place of `f32` rounding) that approaches 1.0 and never
 //! passes it. It is a per-sample curve (no look-ahead, no latency,
@@ -73,8 +73,8 @@
 //! ## Reliability
 //!
 //! Bad input never reaches the audio thread: play parameters are validated
-//! and clamped at the call (see [`params`]), engine settings are checked when
-//! the engine is made (see [`settings`]), and WAV files are checked while
+//! and clamped at the call (see [`PlayParams`]), engine settings are checked when
+//! the engine is made (see [`EngineSettings`]), and WAV files are checked while
 //! loading (see [`Sound::from_wav_file`]). The game side never blocks: a full
 //! command queue is [`PlayError::QueueFull`], counted in
 //! [`Stats::dropped_commands`]. The audio side never drops an event, so every

@@ -5,7 +5,7 @@
 //!
 //! Plain data and the trait, shared by the game side (which validates the
 //! settings and builds the effects) and the audio side (which runs them);
-//! the built-in effects' signal processing lives in the renderer.
+//! the built-in effects' signal processing is in `bus/effects/`, the bus graph that runs them in `bus/mix/`.
 
 use std::fmt;
 use std::time::Duration;

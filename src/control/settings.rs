@@ -1,4 +1,6 @@
-//! [`EngineSettings`] and [`StealPolicy`]: what is fixed when an engine starts.
+//! [`EngineSettings`] (and [`GroupSettings`]): what is fixed when an engine
+//! starts. [`StealPolicy`] is defined with what crosses to the audio side
+//! (`protocol`), and re-exported here.
 
 use std::time::Duration;
 

@@ -3,7 +3,7 @@
 //! Commands travel game -> audio over a bounded `crossbeam_channel` used only
 //! with `try_send` / `try_recv`; events travel audio -> game over a `ringbuf`
 //! single-producer single-consumer queue. Both are moved, never shared.
-//! The handles they name voices, groups and buses by are in `handles`
+//! The handles they name voices, groups and buses by are in `crate::handle`
 //! (re-exported here).
 
 use std::sync::Arc;
@@ -83,7 +83,7 @@ pub(crate) struct ValidGroup {
 }
 
 /// A streamed play's stream slot and the epoch it reads (see
-/// `sound::stream`'s hand-over protocol).
+/// `stream::source`'s hand-over protocol).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct StreamTicket {
     pub(crate) slot: u16,

@@ -159,7 +159,7 @@ impl Loudness {
 /// What stealing reads of a sound's loudness: the energy summed from its
 /// start up to a (fractional) frame. [`Loudness`] answers from its table;
 /// a stream answers from the windows its loader has measured so far
-/// (`sound::stream`).
+/// (`stream::source`).
 pub(crate) trait EnergyCurve {
     /// The power of all windows from the start up to frame `at` (see
     /// [`Loudness::energy_to`]).

@@ -14,7 +14,7 @@
 //! and never writes here.
 //!
 //! Which cell a play owns is decided on the game side, under its mutex
-//! (see the engine's `GameSpace`); a cell comes back once the audio side
+//! (see `space::control::GameSpace`); a cell comes back once the audio side
 //! is done with its play. Each cell records the play id that owns it, so a
 //! stale handle's write lands nowhere.
 

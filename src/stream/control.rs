@@ -2,7 +2,7 @@
 //! loader that decodes them, and `seek`.
 //!
 //! A slot is free when the audio side has released the epoch last given
-//! out on it (`sound::stream`'s hand-over protocol). The game side claims
+//! out on it (`stream::source`'s hand-over protocol). The game side claims
 //! a free slot for a play, makes sure the loader runs (starting its thread
 //! at the first streamed play; a refused thread refuses the play), sends
 //! the play, then asks the loader to decode for it; a seek is a new epoch

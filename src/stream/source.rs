@@ -1,8 +1,8 @@
 //! Streamed sounds: [`Sound::stream_file`] opens a file and checks it, and
 //! every play of the sound decodes it anew, a little ahead of the play
-//! position, on the engine's loader thread (`sound::loader`) into a fixed
+//! position, on the engine's loader thread (`stream::loader`) into a fixed
 //! ring of samples per stream slot that the audio thread only reads
-//! (`render::stream`).
+//! (`stream::reader`).
 //!
 //! This module holds what the three sides share: [`StreamSource`] (what a
 //! streamed sound is: its file and format, told once) and [`StreamShared`]

@@ -1,9 +1,9 @@
 //! A WAV file read a chunk at a time, for streaming: hound reads the
-//! samples (converted exactly as [`super::wav`] converts them for a decoded
+//! samples (converted exactly as `sound::wav` converts them for a decoded
 //! sound, and downmixed the same way), our chunk walk finds the channel
 //! mask and names formats hound would misread. WAV files whose samples
 //! hound reads wrongly (fewer valid bits than their container holds) are
-//! refused for streaming; [`super::Sound::from_file`] decodes them.
+//! refused for streaming; [`crate::Sound::from_file`] decodes them.
 
 use std::fs::File;
 use std::io::{BufReader, Seek};

@@ -1,6 +1,6 @@
 //! The built-in bus effects ([`crate::Effect`]): filters and a reverb, each
 //! a [`CustomEffect`] like a game's own, built on the game side by
-//! [`build`] and run by [`super::buses::Buses`] on the audio thread.
+//! [`build`] and run by [`super::mix::Buses`] on the audio thread.
 
 mod filter;
 pub(crate) mod guard;

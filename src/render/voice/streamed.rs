@@ -1,6 +1,6 @@
 //! Rendering a streamed play: the same kernels and the same segment
 //! arithmetic as a decoded sound, reading the stretch of the stream its
-//! slot has staged (`render::stream`) instead of the sound's samples.
+//! slot has staged (`stream::reader`) instead of the sound's samples.
 //! Positions count frames from the start of the stream and only grow: a
 //! loop is the loader's business (it decodes the file again from its start
 //! after its end), so the voice sees one long stream.
