@@ -13,7 +13,7 @@
 
 use std::time::{Duration, Instant};
 
-use voicepool::settings::MAX_VIRTUAL_VOICES;
+use voicepool::limits::MAX_VIRTUAL_VOICES;
 use voicepool::{Engine, EngineSettings, Event, Mixer, PlayParams, Sound};
 
 const BLOCK: usize = 480;

@@ -1,6 +1,7 @@
 //! The spell: the sounds it plays and the script of casts, deterministic.
 
 use std::path::Path;
+use std::time::Duration;
 
 use voicepool::{PlayParams, Sound};
 
@@ -72,7 +73,7 @@ pub(crate) fn script(seconds: f64, sparkles: usize) -> (Vec<Action>, usize) {
             // its voice first; it keeps time and comes back in the gaps.
             .priority(64)
             .virtualize(true)
-            .fade_in(1.0),
+            .fade_in(Duration::from_secs(1)),
         cast: None,
     }];
     let beat = 0.625;

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use voicepool::sound::MAX_SAMPLE_MAGNITUDE;
+use voicepool::limits::MAX_SAMPLE_MAGNITUDE;
 use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound, SoundError};
 
 /// The `wav_bytes` target: `Sound::from_wav_bytes`, checked by [`check_result`].
