@@ -124,7 +124,10 @@ mod compat;
 #[doc(hidden)]
 pub use compat::{command, effect, engine, params, settings, stats};
 
-pub use bus::{BusSettings, CustomEffect, Duck, Effect, EffectParam};
+pub use bus::{
+    BusSettings, CustomEffect, CustomEffectHandle, Duck, Effect, EffectParam, FilterHandle,
+    ReverbHandle,
+};
 pub use control::params::{PlayParams, Seconds};
 pub use control::settings::{EngineSettings, GroupSettings};
 pub use control::{Controller, Engine, VoiceInfo};

@@ -45,6 +45,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "control/",
             "space/control.rs",
             "bus/control.rs",
+            "bus/effect_handles.rs",
             "stream/control.rs",
         ],
     ),

@@ -195,6 +195,16 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
                 voicepool::EffectParam::Wet(0.5 + (i % 2) as f32 * 0.5),
                 Duration::from_millis(20),
             )),
+            // Through typed handles: a filter's cutoff, and a parameter of
+            // a game's effect's own.
+            3 => {
+                if let Ok(f) = engine.filter(world, 0) {
+                    let _ = f.set_cutoff(2_000.0, Duration::from_millis(10));
+                }
+                if let Some(own) = chain.and_then(|c| engine.custom_effect(c, 0).ok()) {
+                    let _ = own.set_param(1, (i % 5) as f32, Duration::from_millis(5));
+                }
+            }
             _ => {}
         }
         if i >= 2_000 && late.is_none() {

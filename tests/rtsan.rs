@@ -178,6 +178,16 @@ fn offline_engine_churn_in_realtime_context() {
                     voicepool::EffectParam::Wet(0.5),
                     Duration::from_millis(20),
                 )),
+                // Through typed handles: a filter's cutoff, and a
+                // parameter of a game's effect's own.
+                3 => {
+                    if let Ok(f) = e.filter(world, 0) {
+                        let _ = f.set_cutoff(2_000.0, Duration::from_millis(10));
+                    }
+                    if let Some(own) = chain.and_then(|c| e.custom_effect(c, 0).ok()) {
+                        let _ = own.set_param(1, (i % 5) as f32, Duration::from_millis(5));
+                    }
+                }
                 _ => {}
             }
             if i >= 400 && late.is_none() {

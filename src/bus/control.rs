@@ -14,6 +14,7 @@ use crate::bus::{
 use crate::control::params::{fade_frames, valid_master_volume, valid_volume};
 use crate::control::Controller;
 use crate::error::PlayError;
+use crate::protocol::bus::ParamChange;
 use crate::protocol::{BusHandle, Command, MASTER_BUS};
 
 /// What kind of effect sits at an index of a bus (the game side's record,
@@ -223,6 +224,22 @@ impl Controller {
         glide: Duration,
     ) -> Result<(), PlayError> {
         let param = param.validate(self.shared.rate)?;
+        let (b, kind) = self.effect_kind(bus, index)?;
+        if !kind.takes(&param) {
+            return Err(PlayError::Invalid {
+                name: "effect parameter",
+                reason: "not one this effect takes",
+            });
+        }
+        self.send_param(b, index, ParamChange::Builtin(param), glide)
+    }
+
+    /// The bus's index and what kind of effect is at `index` on it.
+    pub(crate) fn effect_kind(
+        &self,
+        bus: BusHandle,
+        index: usize,
+    ) -> Result<(u16, EffectKind), PlayError> {
         let b = bus
             .index_in(self.shared.engine)
             .ok_or(PlayError::ForeignHandle)?;
@@ -235,12 +252,17 @@ impl Controller {
                 name: "effect index",
                 reason: "past the bus's effects",
             })?;
-        if !kind.takes(&param) {
-            return Err(PlayError::Invalid {
-                name: "effect parameter",
-                reason: "not one this effect takes",
-            });
-        }
+        Ok((b, kind))
+    }
+
+    /// Sends a checked parameter change to effect `index` of bus `b`.
+    pub(crate) fn send_param(
+        &self,
+        b: u16,
+        index: usize,
+        param: ParamChange,
+        glide: Duration,
+    ) -> Result<(), PlayError> {
         let frames = fade_frames(glide.min(MAX_TIME), self.shared.rate);
         self.send(Command::SetEffectParam {
             bus: b,

@@ -11,6 +11,7 @@ use std::fmt;
 use std::time::Duration;
 
 pub(crate) mod control;
+mod effect_handles;
 pub(crate) mod effects;
 pub(crate) mod mix;
 
@@ -18,6 +19,7 @@ use crate::error::PlayError;
 pub(crate) use crate::protocol::bus::{BusSetup, EffectHealth, ValidDuck};
 pub use crate::protocol::bus::{CustomEffect, EffectParam};
 use crate::protocol::BusHandle;
+pub use effect_handles::{CustomEffectHandle, FilterHandle, ReverbHandle};
 
 /// How a bus is made: where it feeds, its effects in order, what ducks it,
 /// its starting volume. `BusSettings::default()` is a plain bus feeding the

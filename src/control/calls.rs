@@ -58,6 +58,12 @@ macro_rules! controller_calls {
             fn pause_bus(bus: $crate::BusHandle) -> Result<(), $crate::PlayError>;
             /// Resumes a paused bus.
             fn resume_bus(bus: $crate::BusHandle) -> Result<(), $crate::PlayError>;
+            /// The filter at `index` among `bus`'s effects, to set its cutoff.
+            fn filter(bus: $crate::BusHandle, index: usize) -> Result<$crate::FilterHandle, $crate::PlayError>;
+            /// The reverb at `index` among `bus`'s effects.
+            fn reverb(bus: $crate::BusHandle, index: usize) -> Result<$crate::ReverbHandle, $crate::PlayError>;
+            /// The game's own effect at `index` among `bus`'s effects.
+            fn custom_effect(bus: $crate::BusHandle, index: usize) -> Result<$crate::CustomEffectHandle, $crate::PlayError>;
             /// Glides a parameter of effect `index` of `bus`.
             fn set_effect_param(bus: $crate::BusHandle, index: usize, param: $crate::EffectParam, glide: std::time::Duration) -> Result<(), $crate::PlayError>;
             /// The engine's counters now.

@@ -35,7 +35,8 @@ pub enum EffectParam {
 /// # Real-time contract
 ///
 /// [`CustomEffect::process`], [`CustomEffect::set_param`],
-/// [`CustomEffect::is_idle`] and [`CustomEffect::power_gain`] run on the
+/// [`CustomEffect::set_custom_param`], [`CustomEffect::is_idle`] and
+/// [`CustomEffect::power_gain`] run on the
 /// audio thread, inside the mixer's block: they must not allocate or free
 /// memory, take a lock, wait, do I/O or panic, and must return finite
 /// samples. Allocate in the constructor or in [`CustomEffect::prepare`]
@@ -86,6 +87,49 @@ pub trait CustomEffect: Send + 'static {
         let _ = (param, frames);
     }
 
+    /// A parameter of the effect's own (numbered by the effect: a
+    /// distortion's drive, a delay's time), sent by
+    /// [`CustomEffectHandle::set_param`](crate::CustomEffectHandle::set_param),
+    /// reached over `frames` output frames. `value` is finite (NaN and
+    /// infinities are refused before they are sent); its range is the
+    /// effect's to clamp. Default: ignored.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use voicepool::{BusSettings, CustomEffect, Effect, EngineSettings, OfflineEngine, PlayParams, Sound};
+    ///
+    /// /// A gain whose level is parameter 0.
+    /// struct Gain(f32);
+    ///
+    /// impl CustomEffect for Gain {
+    ///     fn process(&mut self, left: &mut [f32], right: &mut [f32]) {
+    ///         for x in left.iter_mut().chain(right.iter_mut()) {
+    ///             *x *= self.0;
+    ///         }
+    ///     }
+    ///     fn set_custom_param(&mut self, id: u32, value: f32, _frames: u32) {
+    ///         if id == 0 {
+    ///             self.0 = value.clamp(0.0, 1.0);
+    ///         }
+    ///     }
+    /// }
+    ///
+    /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let bus = engine.create_bus_with(BusSettings {
+    ///     effects: vec![Effect::Custom(Box::new(Gain(1.0)))],
+    ///     ..Default::default()
+    /// })?;
+    /// let gain = engine.custom_effect(bus, 0)?;
+    /// gain.set_param(0, 0.0, Duration::ZERO)?; // silence
+    /// let hum = Sound::from_samples(1, 48_000, vec![0.5; 4_800])?;
+    /// engine.play(&hum, PlayParams::default().bus(bus))?;
+    /// assert!(engine.render(480).iter().all(|&s| s == 0.0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    fn set_custom_param(&mut self, id: u32, value: f32, frames: u32) {
+        let _ = (id, value, frames);
+    }
+
     /// Whether, fed silence from now on, it would output only silence (a
     /// reverb whose tail has died away) and has nothing under way that must
     /// move on with time (a parameter glide). While it is idle and the bus
@@ -101,6 +145,14 @@ pub trait CustomEffect: Send + 'static {
         let _ = hz;
         1.0
     }
+}
+
+/// A parameter change on its way to an effect: one of the built-in
+/// parameters, or one of a game's effect's own.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum ParamChange {
+    Builtin(EffectParam),
+    Custom { id: u32, value: f32 },
 }
 
 /// A bus's settings that passed validation, as the audio side gets them

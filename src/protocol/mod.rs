@@ -191,7 +191,7 @@ pub(crate) enum Command {
     SetEffectParam {
         bus: u16,
         index: u8,
-        param: bus::EffectParam,
+        param: bus::ParamChange,
         frames: u32,
     },
     ResumeBus {

@@ -13,7 +13,8 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::alloc_check;
-use crate::bus::{CustomEffect, EffectHealth, EffectParam};
+use crate::bus::{CustomEffect, EffectHealth};
+use crate::protocol::bus::ParamChange;
 use crate::protocol::EffectFault;
 
 use crate::bus::mix::peak_of_both;
@@ -128,12 +129,16 @@ pub(crate) fn power_gain(effect: &dyn CustomEffect, health: &mut EffectHealth, h
     guarded(health, 0.0, || effect.power_gain(hz))
 }
 
-/// [`CustomEffect::set_param`], guarded.
+/// [`CustomEffect::set_param`] or [`CustomEffect::set_custom_param`],
+/// guarded.
 pub(crate) fn set_param(
     effect: &mut dyn CustomEffect,
     health: &mut EffectHealth,
-    param: EffectParam,
+    param: ParamChange,
     frames: u32,
 ) {
-    guarded(health, (), || effect.set_param(param, frames))
+    guarded(health, (), || match param {
+        ParamChange::Builtin(p) => effect.set_param(p, frames),
+        ParamChange::Custom { id, value } => effect.set_custom_param(id, value, frames),
+    })
 }

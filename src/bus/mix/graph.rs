@@ -14,7 +14,8 @@
 
 use super::{Bus, Buses, BUS_FRAMES};
 use crate::bus::effects::guard::{self, CEILING};
-use crate::bus::{BusSetup, EffectParam, ValidDuck};
+use crate::bus::{BusSetup, ValidDuck};
+use crate::protocol::bus::ParamChange;
 use crate::protocol::EffectFault;
 use crate::protocol::MASTER_BUS;
 use crate::sound::bands::BAND_HZ;
@@ -140,7 +141,7 @@ impl Buses {
     }
 
     /// Effect `index` of bus `b` glides `param` over `frames`.
-    pub(crate) fn set_effect_param(&mut self, b: u16, index: u8, param: EffectParam, frames: u32) {
+    pub(crate) fn set_effect_param(&mut self, b: u16, index: u8, param: ParamChange, frames: u32) {
         let effect = self
             .buses
             .get_mut(usize::from(b))

@@ -110,4 +110,9 @@ impl voicepool::CustomEffect for Panicky {
             panic!("a bug in a game's effect (on purpose)");
         }
     }
+    // Takes parameters of its own (and does nothing with them): a game's
+    // effect's parameter channel runs under the real-time checks.
+    fn set_custom_param(&mut self, id: u32, value: f32, frames: u32) {
+        std::hint::black_box((id, value, frames));
+    }
 }
