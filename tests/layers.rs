@@ -38,7 +38,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "space/positions.rs",
         ],
     ),
-    ("mixer", &["mixer/", "space/mix.rs"]),
+    ("mixer", &["mixer/", "space/mix.rs", "stream/mix.rs"]),
     (
         "control",
         &[

@@ -14,6 +14,11 @@ use crate::voices::audibility::Ahead;
 use crate::voices::NO_EMITTER;
 
 impl Mixer {
+    /// Applies queued commands, while the event ring has room for what they
+    /// may report *and* for one `Ended` per voice in the pool: so no event,
+    /// terminal or not, is ever dropped on the audio side, however long the
+    /// game goes without reading them. Commands left waiting stay queued
+    /// (the game sees `QueueFull` once the queue fills), never lost.
     pub(crate) fn drain_queue(&mut self) {
         for _ in 0..self.max_commands {
             // Room for this command's events, an `Ended` per voice, and

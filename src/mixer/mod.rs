@@ -26,11 +26,13 @@ use crate::voices::{Identity, Ran, StealRules, VoicePool};
 mod admission;
 mod audible_window;
 mod commands;
+#[cfg(feature = "hooks")]
+mod hooks;
 mod ranking;
 mod virtual_ends;
 mod virtual_voices;
 
-use ranking::{level_of, prefetch_level, ranked};
+use ranking::{level_of, ranked};
 
 pub use crate::render::limiter::LIMITER_THRESHOLD;
 
@@ -161,7 +163,7 @@ pub struct Mixer {
 /// 0.6 dB, 4096 frames 1.2 dB; each estimate costs about 50 ns, so every
 /// 1024 frames would add about 15 % to the mixing cost of the peer
 /// workload and every 2048 frames about 7 %.
-const LEVEL_REFRESH_FRAMES: usize = 2048;
+pub(crate) const LEVEL_REFRESH_FRAMES: usize = 2048;
 
 /// A steal ranks again, fresh, the eligible voice whose sound runs out
 /// soonest, when that is within this long (the middle of audibility's
@@ -448,106 +450,11 @@ impl Mixer {
             + self.counters.memory_bytes()
     }
 
-    /// Uses the portable kernels even where AVX2 is available (for
-    /// benchmarks and tests that compare the two; the output is the same).
-    #[cfg(feature = "hooks")]
-    #[doc(hidden)]
-    pub fn force_portable_kernels(&mut self) {
-        self.rules.isa = Isa::Scalar;
-    }
-
-    /// Recomputes the audibility of as many voices as keep every one
-    /// within [`LEVEL_REFRESH_FRAMES`] of its last estimate, after `frames`
-    /// more frames.
-    fn refresh_levels(&mut self, frames: usize) {
-        let count = (self.pool.len() * frames).div_ceil(LEVEL_REFRESH_FRAMES);
-        let (audibility, buses) = (self.audibility, &self.buses);
-        let (streams, space) = (&self.streams, &self.space);
-        // (After `end_block`: the setting the next block renders with.)
-        let fetch = self.prefetch.is_on();
-        // (Before the frame moves on: the block just rendered is behind.)
-        let now = self.frame + frames as u64;
-        self.pool.refresh_levels(
-            count,
-            |who, v| {
-                ranked(
-                    &audibility,
-                    buses,
-                    streams,
-                    v,
-                    (space.ahead_of(who), who.send),
-                    now,
-                )
-            },
-            |v| {
-                if fetch {
-                    prefetch_level(&audibility, v);
-                }
-            },
-        );
-    }
-
-    fn publish(&mut self) {
-        let c = &self.counters;
-        c.frames.store(self.frame, Relaxed);
-        c.active.store(self.pool.live() as u64, Relaxed);
-        c.streams.store(self.streams.active() as u64, Relaxed);
-        self.pool
-            .report(|i, id, power| c.publish_slot(i, id, power.sqrt()));
-        self.buses
-            .take_meters(|b, peak, duck| c.publish_bus(b, peak, duck));
-    }
-
-    /// The most source frames any streamed play may read per output frame
-    /// in the next block: its step now, or, for a positioned one whose
-    /// place or listener moved since it was last heard (heard again as the
-    /// block starts), the step its pitch could reach with any doppler
-    /// shift. 0 with no streamed play. (An offline engine renders in pieces
-    /// short enough that no ring runs dry.)
-    pub(crate) fn stream_demand(&mut self) -> f64 {
-        let mut most = 0.0f64;
-        let space = &self.space;
-        self.pool.each_live(|who, v| {
-            if v.stream_slot().is_some() {
-                most = most.max(space.step_bound(who.emitter, v.source_step()));
-            }
-        });
-        self.tails.for_each(|v| {
-            if v.stream_slot().is_some() {
-                most = most.max(v.source_step());
-            }
-        });
-        most
-    }
-
     /// Events one command can report at once (`Stolen` of a dropped
     /// virtual voice + `Virtualized` or `Stolen` + `Started`).
     const EVENTS_PER_COMMAND: usize = 3;
 
-    /// Applies queued commands, while the event ring has room for what they
-    /// may report *and* for one `Ended` per voice in the pool: so no event,
-    /// terminal or not, is ever dropped on the audio side, however long the
-    /// game goes without reading them. Commands left waiting stay queued
-    /// (the game sees `QueueFull` once the queue fills), never lost.
-    /// Applies queued commands now, before the next [`Mixer::process`]
-    /// (which then finds them taken): an offline engine does this so that
-    /// a streamed play or seek is known to the audio side, and its ring
-    /// cleared of an earlier play's samples, before the loader fills it
-    /// for the block.
-    #[cfg_attr(feature = "rtsan", rtsan_standalone::nonblocking)]
-    pub(crate) fn drain_early(&mut self) {
-        self.drain_commands();
-    }
-
-    /// Drops whatever earlier plays left in the rings of streamed plays
-    /// whose loader has moved on to them (an offline engine, between
-    /// loader passes; the audio side does the same as it renders).
-    #[cfg_attr(feature = "rtsan", rtsan_standalone::nonblocking)]
-    pub(crate) fn skip_stale_stream_data(&mut self) {
-        self.streams.skip_stale();
-    }
-
-    fn drain_commands(&mut self) {
+    pub(crate) fn drain_commands(&mut self) {
         self.drain_queue();
         self.refresh_bus_levels();
         if std::mem::take(&mut self.buses_resumed) {
@@ -557,28 +464,6 @@ impl Mixer {
 
     fn event(&mut self, event: Event) {
         push_event(&mut self.events, &self.counters, self.frame, event);
-    }
-
-    /// Re-estimates every live voice's audibility once (what the mixer
-    /// spreads over [`LEVEL_REFRESH_FRAMES`] of blocks), for benchmarks.
-    #[cfg(feature = "hooks")]
-    pub(crate) fn refresh_all_levels(&mut self) {
-        self.refresh_levels(LEVEL_REFRESH_FRAMES);
-    }
-
-    /// Checks the pool's invariants (tests and soak runs; allocates).
-    #[cfg(feature = "hooks")]
-    #[doc(hidden)]
-    pub fn check_invariants(&self) -> Result<(), String> {
-        self.pool.check_invariants()?;
-        self.virtuals.check_invariants()?;
-        let positioned = (0..self.pool.len())
-            .map(|i| self.pool.who(i))
-            .chain((0..self.virtuals.len()).map(|i| self.virtuals.who(i)))
-            .filter(|w| w.id != 0 && w.emitter != crate::voices::NO_EMITTER)
-            .count();
-        self.space.check(positioned)?;
-        self.tails.check(self.pool.len())
     }
 }
 
@@ -611,16 +496,4 @@ fn push_event(events: &mut HeapProd<TimedEvent>, counters: &Counters, frame: u64
 }
 
 #[cfg(test)]
-mod tests {
-    use super::Voice;
-    use crate::voices::free_list::Slot;
-
-    #[test]
-    fn a_pool_slot_is_one_cache_line() {
-        // The layout the render loop and the pool are tuned for: a slot
-        // holding a voice costs nothing over the voice itself.
-        use std::mem::{align_of, size_of};
-        assert_eq!(size_of::<Slot<Voice>>(), 64);
-        assert_eq!(align_of::<Slot<Voice>>(), 64);
-    }
-}
+mod tests;

@@ -1,7 +1,11 @@
 //! Where the mixer joins the renderer's voice state to the voice
 //! manager's audibility (which never sees a `Voice`): what a voice is
-//! worth hearing, decoded or streamed. Real-time safe: a few table reads.
+//! worth hearing, decoded or streamed, and keeping every voice's level
+//! fresh and published. Real-time safe: a few table reads per voice.
 
+use std::sync::atomic::Ordering::Relaxed;
+
+use super::{Mixer, LEVEL_REFRESH_FRAMES};
 use crate::bus::mix::Buses;
 use crate::protocol::SendTo;
 use crate::render::voice::Voice;
@@ -125,5 +129,56 @@ fn heard_through(buses: &Buses, bus: u16, send: SendTo, bands: &Bands) -> f32 {
 pub(crate) fn prefetch_level(audibility: &Audibility, voice: &Voice) {
     if voice.stream_slot().is_none() {
         audibility.prefetch(&voice.sound().loudness, &playback(voice, Ahead::STILL));
+    }
+}
+
+impl Mixer {
+    /// Recomputes the audibility of as many voices as keep every one
+    /// within [`LEVEL_REFRESH_FRAMES`] of its last estimate, after `frames`
+    /// more frames.
+    pub(crate) fn refresh_levels(&mut self, frames: usize) {
+        let count = (self.pool.len() * frames).div_ceil(LEVEL_REFRESH_FRAMES);
+        let (audibility, buses) = (self.audibility, &self.buses);
+        let (streams, space) = (&self.streams, &self.space);
+        // (After `end_block`: the setting the next block renders with.)
+        let fetch = self.prefetch.is_on();
+        // (Before the frame moves on: the block just rendered is behind.)
+        let now = self.frame + frames as u64;
+        self.pool.refresh_levels(
+            count,
+            |who, v| {
+                ranked(
+                    &audibility,
+                    buses,
+                    streams,
+                    v,
+                    (space.ahead_of(who), who.send),
+                    now,
+                )
+            },
+            |v| {
+                if fetch {
+                    prefetch_level(&audibility, v);
+                }
+            },
+        );
+    }
+
+    /// Re-estimates every live voice's audibility once (what the mixer
+    /// spreads over [`LEVEL_REFRESH_FRAMES`] of blocks), for benchmarks.
+    #[cfg(feature = "hooks")]
+    pub(crate) fn refresh_all_levels(&mut self) {
+        self.refresh_levels(LEVEL_REFRESH_FRAMES);
+    }
+
+    pub(crate) fn publish(&mut self) {
+        let c = &self.counters;
+        c.frames.store(self.frame, Relaxed);
+        c.active.store(self.pool.live() as u64, Relaxed);
+        c.streams.store(self.streams.active() as u64, Relaxed);
+        self.pool
+            .report(|i, id, power| c.publish_slot(i, id, power.sqrt()));
+        self.buses
+            .take_meters(|b, peak, duck| c.publish_bus(b, peak, duck));
     }
 }

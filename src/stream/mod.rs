@@ -14,6 +14,7 @@
 
 pub(crate) mod control;
 pub(crate) mod loader;
+pub(crate) mod mix;
 pub(crate) mod reader;
 pub(crate) mod source;
 pub(crate) mod wav;

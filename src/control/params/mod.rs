@@ -1,7 +1,11 @@
 //! [`PlayParams`]: how one sound is played, validated at the API boundary so
 //! the audio thread never sees a bad value.
 
-use std::time::Duration;
+mod seconds;
+mod validate;
+
+pub use seconds::Seconds;
+pub(crate) use validate::{fade_frames, valid_master_volume, valid_pan, valid_pitch, valid_volume};
 
 use crate::control::settings::EngineSettings;
 use crate::error::PlayError;
@@ -10,48 +14,6 @@ use crate::space::{valid_vector, Spatial, ValidEmitter};
 
 /// Loudest volume accepted (linear gain, +12 dB).
 pub const MAX_VOLUME: f32 = 4.0;
-/// A length of time as the calls that take one accept it: a [`Duration`],
-/// or a number of seconds (`f32` or `f64`), the form these calls took
-/// before 1.0. Sealed: only these three.
-///
-/// ```
-/// use std::time::Duration;
-/// use voicepool::PlayParams;
-/// let a = PlayParams::default().fade_in(Duration::from_millis(250));
-/// let b = PlayParams::default().fade_in(0.25); // seconds, as before 1.0
-/// assert_eq!(a, b);
-/// ```
-pub trait Seconds: sealed::Sealed {
-    /// The length in seconds (NaN and infinities pass through, for the
-    /// call to refuse).
-    fn seconds(self) -> f64;
-}
-
-impl Seconds for Duration {
-    fn seconds(self) -> f64 {
-        self.as_secs_f64()
-    }
-}
-
-impl Seconds for f32 {
-    fn seconds(self) -> f64 {
-        f64::from(self)
-    }
-}
-
-impl Seconds for f64 {
-    fn seconds(self) -> f64 {
-        self
-    }
-}
-
-mod sealed {
-    pub trait Sealed {}
-    impl Sealed for std::time::Duration {}
-    impl Sealed for f32 {}
-    impl Sealed for f64 {}
-}
-
 /// Volumes below this (-100 dB) are treated as exactly 0.
 pub const MIN_AUDIBLE_VOLUME: f32 = 1.0e-5;
 pub use crate::protocol::{MAX_PITCH, MIN_PITCH};
@@ -257,7 +219,7 @@ impl PlayParams {
         self
     }
     /// Fade in from silence over `time` (default zero: the attack plays as
-    /// recorded), a [`Duration`] (or, as before 1.0, seconds as a number).
+    /// recorded), a [`Duration`](std::time::Duration) (or, as before 1.0, seconds as a number).
     ///
     /// ```
     /// use std::time::Duration;
@@ -532,131 +494,7 @@ impl PlayParams {
     pub fn is_protected(&self) -> bool {
         self.protected
     }
-
-    /// Checks and clamps every value (see the module docs) for a play on
-    /// `engine`.
-    pub(crate) fn validate(&self, engine: EngineId) -> Result<ValidParams, PlayError> {
-        let group = match self.group {
-            Some(g) => g.index_in(engine).ok_or(PlayError::ForeignHandle)?,
-            None => NO_GROUP,
-        };
-        let bus = match self.bus {
-            Some(b) => b.index_in(engine).ok_or(PlayError::ForeignHandle)?,
-            None => MASTER_BUS,
-        };
-        let send = match self.send {
-            Some((b, level)) => crate::protocol::SendTo {
-                bus: b.index_in(engine).ok_or(PlayError::ForeignHandle)?,
-                level: finite("send level", level)?.clamp(0.0, MAX_VOLUME),
-            },
-            None => crate::protocol::SendTo::NONE,
-        };
-        Ok(ValidParams {
-            group,
-            bus,
-            volume: valid_volume(self.volume)?,
-            pan: valid_pan(self.pan)?,
-            pitch: valid_pitch(self.pitch)?,
-            fade_in: finite("fade_in", self.fade_in)?.clamp(0.0, MAX_FADE_SECONDS),
-            looping: self.looping,
-            priority: self.priority,
-            protected: self.protected,
-            virtualize: self.virtualize,
-            start_at: self.start_at,
-            send,
-            emitter: match self.position {
-                Some(position) => Some(ValidEmitter {
-                    position: valid_vector("position", position)?,
-                    velocity: valid_vector("velocity", self.velocity)?,
-                    spatial: self.spatial.validate()?,
-                    cell: crate::protocol::NO_EMITTER,
-                }),
-                None => None,
-            },
-        })
-    }
-}
-
-fn finite(name: &'static str, value: f32) -> Result<f32, PlayError> {
-    if value.is_finite() {
-        Ok(value)
-    } else {
-        Err(PlayError::InvalidParameter { name, value })
-    }
-}
-
-pub(crate) fn valid_volume(v: f32) -> Result<f32, PlayError> {
-    valid_gain(v, MAX_VOLUME)
-}
-
-/// A volume clamped to `0..=max`, below [`MIN_AUDIBLE_VOLUME`] exactly 0.
-fn valid_gain(v: f32, max: f32) -> Result<f32, PlayError> {
-    let v = finite("volume", v)?.clamp(0.0, max);
-    Ok(if v < MIN_AUDIBLE_VOLUME { 0.0 } else { v })
-}
-
-pub(crate) fn valid_pan(p: f32) -> Result<f32, PlayError> {
-    Ok(finite("pan", p)?.clamp(-1.0, 1.0))
-}
-
-pub(crate) fn valid_pitch(p: f32) -> Result<f32, PlayError> {
-    let p = finite("pitch", p)?;
-    if p <= 0.0 {
-        return Err(PlayError::InvalidParameter {
-            name: "pitch",
-            value: p,
-        });
-    }
-    Ok(p.clamp(MIN_PITCH, MAX_PITCH))
-}
-
-pub(crate) fn valid_master_volume(v: f32) -> Result<f32, PlayError> {
-    valid_gain(v, MAX_MASTER_VOLUME)
-}
-
-/// A fade's length in output frames at `rate`, clamped to
-/// [`MAX_FADE_SECONDS`].
-pub(crate) fn fade_frames(d: Duration, rate: u32) -> u32 {
-    let longest = Duration::from_secs_f32(MAX_FADE_SECONDS);
-    EngineSettings::frames(d.min(longest), rate)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn nan_and_infinity_are_rejected_finite_values_clamped() {
-        assert!(PlayParams::default()
-            .volume(f32::NAN)
-            .validate(EngineId::next())
-            .is_err());
-        assert!(PlayParams::default()
-            .pan(f32::INFINITY)
-            .validate(EngineId::next())
-            .is_err());
-        assert!(PlayParams::default()
-            .pitch(f32::NEG_INFINITY)
-            .validate(EngineId::next())
-            .is_err());
-        for pitch in [0.0, -0.0, -2.0] {
-            assert!(PlayParams::default()
-                .pitch(pitch)
-                .validate(EngineId::next())
-                .is_err());
-        }
-        let v = PlayParams::default()
-            .volume(100.0)
-            .pan(-7.0)
-            .pitch(1e-9)
-            .fade_in(-1.0)
-            .validate(EngineId::next())
-            .unwrap();
-        assert_eq!(
-            (v.volume, v.pan, v.pitch, v.fade_in),
-            (MAX_VOLUME, -1.0, MIN_PITCH, 0.0)
-        );
-        assert_eq!(valid_volume(1e-9).unwrap(), 0.0);
-        assert_eq!(valid_volume(-3.0).unwrap(), 0.0);
-    }
-}
+mod tests;
