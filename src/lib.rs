@@ -87,6 +87,7 @@
 //! do nothing).
 
 #![warn(missing_docs)]
+#![warn(missing_debug_implementations)]
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(clippy::undocumented_unsafe_blocks)]
 

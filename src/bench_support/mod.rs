@@ -3,6 +3,9 @@
 //! release. It exists so that `benches/` can measure internal pieces (pool
 //! acquire/release, victim choice) without those pieces being made public.
 
+// Test hooks, not public API: no `Debug` owed.
+#![allow(missing_debug_implementations)]
+
 mod pool;
 mod workload;
 

@@ -107,10 +107,23 @@ macro_rules! controller_calls {
     };
 }
 
-/// The [`super::Engine`] calls, for an `impl` block of a type with
-/// `fn engine_ref(&self) -> &Engine` and `fn engine_mut(&mut self) -> &mut Engine`.
+/// The [`super::Engine`] calls, for an `impl` block of a type that holds
+/// its `Engine` in a field `engine` (the output engines), with the
+/// accessors both macros use.
 macro_rules! engine_calls {
     () => {
+        fn controller_ref(&self) -> &$crate::Controller {
+            &self.engine.controller
+        }
+
+        fn engine_ref(&self) -> &$crate::Engine {
+            &self.engine
+        }
+
+        fn engine_mut(&mut self) -> &mut $crate::Engine {
+            &mut self.engine
+        }
+
         /// A [`Controller`](crate::Controller) for this engine: `Clone +
         /// Send + Sync`, for playing and setting from other threads.
         ///

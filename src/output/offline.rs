@@ -371,15 +371,6 @@ impl OfflineEngine {
 
 /// The engine's game-side calls, listed on the engine itself.
 impl OfflineEngine {
-    fn controller_ref(&self) -> &crate::Controller {
-        &self.engine.controller
-    }
-    fn engine_ref(&self) -> &Engine {
-        &self.engine
-    }
-    fn engine_mut(&mut self) -> &mut Engine {
-        &mut self.engine
-    }
     crate::control::calls::controller_calls!();
     crate::control::calls::engine_calls!();
 }

@@ -431,15 +431,6 @@ impl Drop for AudioEngine {
 
 /// The engine's game-side calls, listed on the engine itself.
 impl AudioEngine {
-    fn controller_ref(&self) -> &crate::Controller {
-        &self.engine.controller
-    }
-    fn engine_ref(&self) -> &Engine {
-        &self.engine
-    }
-    fn engine_mut(&mut self) -> &mut Engine {
-        &mut self.engine
-    }
     crate::control::calls::controller_calls!();
     crate::control::calls::engine_calls!();
 
