@@ -217,6 +217,11 @@ impl Mixer {
                 policy: settings.steal_policy,
                 min_age: u64::from(settings.min_voice_age),
                 fresh_window: u64::from(frames(FRESH_WINDOW)),
+                start_virtual_margin: if settings.virtual_voices > 0 {
+                    virtual_voices::SWAP_MARGIN
+                } else {
+                    0.0
+                },
                 isa: Isa::detect(),
             },
             out_rate,

@@ -76,6 +76,14 @@ impl<V> VoicePool<V> {
             }
             other => other,
         };
+        if let Victim::Slot(i) = victim {
+            if policy == StealPolicy::Quietest && self.below_by_margin(&new, i, rules) {
+                return Placement::Rejected {
+                    voice: new.voice,
+                    why: Refusal::LeastAudible,
+                };
+            }
+        }
         let result = match victim {
             Victim::Slot(i) => self.replace(i, new),
             Victim::None => Err(new.voice),
@@ -91,6 +99,24 @@ impl<V> VoicePool<V> {
                 },
             },
         }
+    }
+
+    /// Whether `new` asked to virtualize and would be the least audible
+    /// voice: the one it would steal (the least audible candidate, ranked
+    /// fresh where the steal re-ranked it) is of no higher priority and
+    /// louder than it by more than `rules.start_virtual_margin`. A voice so
+    /// far below would not come back in that voice's place either (the
+    /// comeback asks as much), so starting virtual is where the comeback
+    /// rule would put it: no voice is interrupted, not even for a block.
+    fn below_by_margin(&self, new: &Newcomer<V>, i: usize, rules: StealRules) -> bool {
+        let margin = rules.start_virtual_margin;
+        if !new.who.virtualize || margin <= 0.0 {
+            return false;
+        }
+        let (Some(old), Some(&level)) = (self.who.get(i), self.levels.get(i)) else {
+            return false;
+        };
+        old.priority >= new.who.priority && new.level * margin < level
     }
 
     /// The victim `v` chosen from kept levels, or the eligible voice that

@@ -100,6 +100,10 @@ pub(crate) enum Refusal {
     GroupFull,
     /// Sooner than its group's retrigger interval.
     TooSoon,
+    /// It asked to virtualize and would be the least audible voice, below
+    /// the one it would steal by the start-virtual margin: it starts
+    /// virtual rather than interrupt a voice that is heard.
+    LeastAudible,
 }
 
 /// Where a virtual voice may come back ([`VoicePool::comeback`]).
@@ -122,6 +126,10 @@ pub(crate) struct StealRules {
     /// within this many frames of now (soonest first) beside the victim
     /// chosen from the kept levels (see [`VoicePool::place`]); 0: never.
     pub(crate) fresh_window: u64,
+    /// A `virtualize` newcomer less audible than the voice it would
+    /// steal by more than this (a power ratio) is refused a slot, to
+    /// start virtual instead; 0: never (an engine without virtual voices).
+    pub(crate) start_virtual_margin: f32,
     pub(crate) isa: Isa,
 }
 

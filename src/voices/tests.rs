@@ -181,6 +181,7 @@ fn a_full_group_replaces_its_own_members_only() {
         policy: StealPolicy::Quietest,
         min_age: 0,
         fresh_window: 0,
+        start_virtual_margin: 0.0,
         isa: Isa::Scalar,
     };
     let place = |pool: &mut VoicePool<u64>, id: u64, group: u16, level: f32| {

@@ -319,6 +319,15 @@ impl PlayParams {
     /// pool (`EngineSettings::virtual_voices`), the least audible virtual
     /// voice, or this one if it is less audible still, ends (`Stolen`).
     ///
+    /// A new play that asks for it and would be the least audible voice of
+    /// a full pool (under [`crate::StealPolicy::Quietest`], more than 3 dB
+    /// below the voice it would steal, which is of no higher priority)
+    /// starts virtual: it takes no slot, so a far emitter never interrupts
+    /// a near one, not even for a block (`Started`, then `Virtualized`),
+    /// and comes back as any virtual voice does. A play that does not ask
+    /// keeps the steal rule. An engine with no virtual voices steals as
+    /// before.
+    ///
     /// ```
     /// use voicepool::{EngineSettings, Event, OfflineEngine, PlayParams, Sound};
     /// let mut engine = OfflineEngine::new(EngineSettings { voices: 1, ..Default::default() })?;
@@ -332,6 +341,13 @@ impl PlayParams {
     /// assert!(events.contains(&Event::Virtualized { voice: amb }));
     /// assert!(events.contains(&Event::Resumed { voice: amb }));
     /// assert!(engine.is_playing(amb));
+    ///
+    /// // A far loop asking to virtualize does not interrupt the wind: it
+    /// // starts virtual.
+    /// let far = engine.play(&wind, PlayParams::default().looping(true).virtualize(true).volume(0.01))?;
+    /// engine.render(480);
+    /// let events: Vec<Event> = engine.drain_events().collect();
+    /// assert_eq!(events, [Event::Started { voice: far }, Event::Virtualized { voice: far }]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn virtualize(mut self, virtualize: bool) -> Self {
