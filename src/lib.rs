@@ -35,7 +35,8 @@
 //!   whose plays stream from disk ([`Sound::stream_file`]: music, long
 //!   dialogue; [`EngineSettings::streams`], [`Controller::seek`],
 //!   [`Event::StreamUnderrun`]).
-//! - [`Engine`] / [`Controller`]: the game side. Calls never block.
+//! - [`Engine`] / [`Controller`]: the game side. Calls never wait for the
+//!   audio thread.
 //!   Besides play / stop / set_*: groups with instance limits and retrigger
 //!   intervals ([`Controller::create_group`], [`GroupSettings`]), buses with
 //!   volume fades and pause ([`Controller::create_bus`],
@@ -124,6 +125,13 @@ pub mod rtsan_selftest;
 mod compat;
 #[doc(hidden)]
 pub use compat::{command, effect, engine, params, settings, stats};
+#[doc(hidden)]
+pub use limits::DEVICE_NAME_BYTES;
+
+/// The vector type positions and velocities are given in (`[f32; 3]`,
+/// glam, nalgebra, cgmath and kira convert to it), re-exported so a game
+/// need not depend on it to name it.
+pub use mint;
 
 pub use bus::{
     BusSettings, CustomEffect, CustomEffectHandle, Duck, Effect, EffectParam, FilterHandle,

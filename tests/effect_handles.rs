@@ -188,7 +188,7 @@ fn a_game_effect_gets_its_own_parameters_and_bad_ones_are_refused() {
     // Bad values: refused, nothing sent.
     for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
         assert!(matches!(
-            gain.set_param(7, bad, Duration::ZERO),
+            gain.set_custom_param(7, bad, Duration::ZERO),
             Err(PlayError::InvalidParameter { .. })
         ));
     }
@@ -199,7 +199,8 @@ fn a_game_effect_gets_its_own_parameters_and_bad_ones_are_refused() {
         "a refused value reached the effect"
     );
     // Its own parameter, with the glide in output frames.
-    gain.set_param(7, 0.0, Duration::from_millis(10)).unwrap();
+    gain.set_custom_param(7, 0.0, Duration::from_millis(10))
+        .unwrap();
     let silent = e.render(480).to_vec();
     assert_eq!(seen.3.load(Relaxed), 1);
     assert_eq!(seen.0.load(Relaxed), 7);
@@ -213,7 +214,7 @@ fn a_game_effect_gets_its_own_parameters_and_bad_ones_are_refused() {
     e.render(480);
     assert_eq!(seen.3.load(Relaxed), 1);
     // Another id reaches it as that id.
-    gain.set_param(3, 0.25, Duration::ZERO).unwrap();
+    gain.set_custom_param(3, 0.25, Duration::ZERO).unwrap();
     e.render(480);
     assert_eq!((seen.0.load(Relaxed), seen.3.load(Relaxed)), (3, 2));
 }

@@ -185,7 +185,7 @@ fn offline_engine_churn_in_realtime_context() {
                         let _ = f.set_cutoff(2_000.0, Duration::from_millis(10));
                     }
                     if let Some(own) = chain.and_then(|c| e.custom_effect(c, 0).ok()) {
-                        let _ = own.set_param(1, (i % 5) as f32, Duration::from_millis(5));
+                        let _ = own.set_custom_param(1, (i % 5) as f32, Duration::from_millis(5));
                     }
                 }
                 _ => {}

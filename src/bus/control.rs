@@ -330,8 +330,8 @@ impl Controller {
     /// A fade in progress turns toward the new target from where it is.
     /// Stealing counts a bus's volume in its voices' audibility (as it will
     /// be after the fade). NaN is rejected; out of range is clamped (0 to
-    /// [`crate::control::params::MAX_VOLUME`]; for the master bus, 0 to
-    /// [`crate::control::params::MAX_MASTER_VOLUME`]), as is a fade beyond 60 s. A
+    /// [`crate::limits::MAX_VOLUME`]; for the master bus, 0 to
+    /// [`crate::limits::MAX_MASTER_VOLUME`]), as is a fade beyond 60 s. A
     /// bus of another engine does nothing.
     ///
     /// ```

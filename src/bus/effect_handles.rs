@@ -142,8 +142,10 @@ impl ReverbHandle {
 
 /// A game's own effect on a bus ([`crate::Effect::Custom`]): from
 /// [`Controller::custom_effect`]. Sends the effect's own numbered
-/// parameters ([`crate::CustomEffect::set_custom_param`], which has an
-/// example), or the built-in ones ([`crate::CustomEffect::set_param`]).
+/// parameters (`set_custom_param`, reaching
+/// [`crate::CustomEffect::set_custom_param`], which has an example), or the
+/// built-in ones (`set_effect_param`, reaching
+/// [`crate::CustomEffect::set_param`]).
 #[derive(Clone, Debug)]
 pub struct CustomEffectHandle(EffectRef);
 
@@ -152,7 +154,7 @@ impl CustomEffectHandle {
     /// over `glide` (given to the effect in output frames). NaN or
     /// infinite is [`PlayError::InvalidParameter`]; the range is the
     /// effect's to clamp.
-    pub fn set_param(&self, id: u32, value: f32, glide: Duration) -> Result<(), PlayError> {
+    pub fn set_custom_param(&self, id: u32, value: f32, glide: Duration) -> Result<(), PlayError> {
         if !value.is_finite() {
             return Err(PlayError::InvalidParameter {
                 name: "custom effect parameter",

@@ -87,7 +87,7 @@ macro_rules! controller_calls {
             #[doc = concat!(
                 "The same call as [`Controller::", stringify!($name),
                 "`](crate::Controller::", stringify!($name),
-                "), which has the details, the errors and an example."
+                "), which has the details and the errors."
             )]
             #[inline]
             pub fn $name(&self $(, $arg: $ty)*) -> $ret {
@@ -120,7 +120,27 @@ macro_rules! engine_calls {
             &self.engine
         }
 
-        fn engine_mut(&mut self) -> &mut $crate::Engine {
+        /// The game side this engine drives: the [`Engine`](crate::Engine)
+        /// every engine type shares, for code that takes either kind of
+        /// engine (a game's own output switch, say).
+        ///
+        /// ```
+        /// use voicepool::{Engine, EngineSettings, OfflineEngine};
+        /// fn voices_busy(engine: &Engine) -> usize {
+        ///     engine.stats().active_voices
+        /// }
+        /// let engine = OfflineEngine::new(EngineSettings::default())?;
+        /// assert_eq!(voices_busy(engine.engine()), 0);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        #[inline]
+        pub fn engine(&self) -> &$crate::Engine {
+            &self.engine
+        }
+
+        /// As [`engine`](Self::engine), to read events through it.
+        #[inline]
+        pub fn engine_mut(&mut self) -> &mut $crate::Engine {
             &mut self.engine
         }
 
@@ -137,7 +157,7 @@ macro_rules! engine_calls {
         /// terminal event is known here, false at once after `stop`.
         ///
         /// The same call as [`Engine::is_playing`](crate::Engine::is_playing),
-        /// which has the details and an example.
+        /// which has the details.
         #[inline]
         pub fn is_playing(&self, voice: $crate::VoiceHandle) -> bool {
             self.engine_ref().is_playing(voice)

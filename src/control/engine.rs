@@ -31,7 +31,7 @@ use crate::sound::SoundData;
 /// use voicepool::{Engine, EngineSettings, Event, PlayParams, Sound};
 /// let (mut engine, mut mixer) = Engine::new(EngineSettings::default())?;
 /// let blip = Sound::from_samples(1, 48_000, vec![0.5; 240])?;
-/// let h = engine.play(&blip, PlayParams::default())?; // a `Controller` method
+/// let h = engine.play(&blip, PlayParams::default())?; // as a `Controller` plays
 /// mixer.process(&mut [0.0; 2 * 480]); // the audio side, normally on its own thread
 /// let events: Vec<Event> = engine.drain_events().collect();
 /// assert_eq!(events, [Event::Started { voice: h }, Event::Ended { voice: h }]);
@@ -51,6 +51,13 @@ impl fmt::Debug for Engine {
 
 /// The controller's calls, listed on the engine itself.
 impl Engine {
+    /// The engine's output rate in Hz: the same call as
+    /// [`Controller::sample_rate`].
+    #[inline]
+    pub fn sample_rate(&self) -> u32 {
+        self.controller.sample_rate()
+    }
+
     fn controller_ref(&self) -> &Controller {
         &self.controller
     }

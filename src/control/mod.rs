@@ -107,6 +107,23 @@ impl Controller {
         }
     }
 
+    /// The engine's output rate in Hz: what a time becomes in frames of
+    /// [`Controller::clock`] (for [`crate::PlayParams::start_at`]).
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+    /// let mut engine = OfflineEngine::new(EngineSettings { sample_rate: 44_100, ..Default::default() })?;
+    /// let ui = engine.controller();
+    /// let click = Sound::from_samples(1, 44_100, vec![0.5; 441])?;
+    /// let half_a_second = u64::from(ui.sample_rate()) / 2;
+    /// ui.play(&click, PlayParams::default().start_at(ui.clock() + half_a_second))?;
+    /// # engine.render(480);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn sample_rate(&self) -> u32 {
+        self.shared.rate
+    }
+
     /// Starts `sound`. Returns its handle at once; the audio side starts it
     /// at the next block, stealing a voice if the pool is full (see
     /// [`crate::StealPolicy`]). Events tell what happened.

@@ -27,8 +27,8 @@ pub const MAX_WAV_FRAMES: u64 = (u32::MAX as u64 - 4_096) / 8;
 pub const WAV_BLOCK_FRAMES: usize = 480;
 
 /// An engine with no device: render blocks on demand, in tests or to a file.
-/// Dereferences to [`Engine`] (and so to [`crate::Controller`]) for `play`,
-/// `stop`, `drain_events`, `stats` and the rest.
+/// Every game-side call (`play`, `stop`, `drain_events`, `stats` and the
+/// rest) is its own; [`OfflineEngine::engine`] is the [`Engine`] it drives.
 ///
 /// ```
 /// use voicepool::{EngineSettings, Event, OfflineEngine, PlayParams, Sound};

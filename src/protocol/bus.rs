@@ -89,7 +89,7 @@ pub trait CustomEffect: Send + 'static {
 
     /// A parameter of the effect's own (numbered by the effect: a
     /// distortion's drive, a delay's time), sent by
-    /// [`CustomEffectHandle::set_param`](crate::CustomEffectHandle::set_param),
+    /// [`CustomEffectHandle::set_custom_param`](crate::CustomEffectHandle::set_custom_param),
     /// reached over `frames` output frames. `value` is finite (NaN and
     /// infinities are refused before they are sent); its range is the
     /// effect's to clamp. Default: ignored.
@@ -120,7 +120,7 @@ pub trait CustomEffect: Send + 'static {
     ///     ..Default::default()
     /// })?;
     /// let gain = engine.custom_effect(bus, 0)?;
-    /// gain.set_param(0, 0.0, Duration::ZERO)?; // silence
+    /// gain.set_custom_param(0, 0.0, Duration::ZERO)?; // silence
     /// let hum = Sound::from_samples(1, 48_000, vec![0.5; 4_800])?;
     /// engine.play(&hum, PlayParams::default().bus(bus))?;
     /// assert!(engine.render(480).iter().all(|&s| s == 0.0));

@@ -124,8 +124,7 @@ impl Sound {
     ///   delay (529 frames of silence in front) and the encoder's padding.
     /// - More than two channels are downmixed to stereo at load (ITU-R
     ///   BS.775 for 5.1 and 7.1: centre and surrounds at -3 dB, LFE dropped;
-    ///   the rules for every layout are in [`crate::sound`]'s
-    ///   documentation).
+    ///   the rules for every layout are in [`Sound`]'s documentation).
     /// - Decoding stops with [`SoundError::TooLong`] once the sound passes
     ///   [`MAX_FRAMES`], so a small hostile file cannot expand into
     ///   unbounded memory; a FLAC header announcing more is refused before
@@ -145,7 +144,7 @@ impl Sound {
     /// file is read.
     ///
     /// ```
-    /// use voicepool::{sound::SUPPORTED_FORMATS, Sound, SoundError};
+    /// use voicepool::{limits::SUPPORTED_FORMATS, Sound, SoundError};
     /// # let dir = std::env::temp_dir().join(format!("voicepool-doc-from-file-{}", std::process::id()));
     /// # std::fs::create_dir_all(&dir)?;
     /// # voicepool::OfflineEngine::new(Default::default())?.render_to_wav(dir.join("swish.wav"), 0.1)?;

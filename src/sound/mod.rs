@@ -329,7 +329,7 @@ impl Sound {
     /// streamed sound, which holds none.
     ///
     /// ```
-    /// use voicepool::{Sound, sound::MAX_SAMPLE_MAGNITUDE};
+    /// use voicepool::{limits::MAX_SAMPLE_MAGNITUDE, Sound};
     /// let sound = Sound::from_samples(1, 48_000, vec![0.5, -9.0, 1e-20])?;
     /// assert_eq!(sound.samples(), [0.5, -MAX_SAMPLE_MAGNITUDE, 0.0]); // clamped; tiny values are 0
     /// # Ok::<(), voicepool::SoundError>(())

@@ -47,7 +47,7 @@ pub const MAX_MASTER_VOLUME: f32 = 16.0;
 /// | group, bus | a handle of this engine | another engine's: [`PlayError::ForeignHandle`] | cannot be |
 /// | fade durations (`fade_volume`, `stop_with_fade`, bus fades) | up to [`MAX_FADE_SECONDS`] | clamped | cannot be |
 /// | position, velocity | any finite metres (per second) | - | rejected |
-/// | spatial | see [`crate::space`] | see there | rejected |
+/// | spatial | see [`crate::Spatial`] | see there | rejected |
 /// | bus volume | `0.0..=`[`MAX_VOLUME`] | clamped | rejected |
 /// | master volume | `0.0..=`[`MAX_MASTER_VOLUME`] | clamped | rejected |
 ///

@@ -107,21 +107,21 @@ mod hook {
     pub type CallbackHook = fn(CallbackPhase);
 }
 
-/// An engine playing live on an output device: the game side ([`Engine`],
-/// through `Deref`) plus the output thread that owns the stream (see the
-/// [module docs](self): it reopens a lost device by itself).
+/// An engine playing live on an output device: the game side (every
+/// [`Engine`] call is its own) plus the output thread that owns the stream
+/// (it reopens a lost device by itself: below).
 ///
 /// `Send` and `Sync`: the stream never leaves the output thread, so the
 /// engine may be made on one thread and moved to the one that owns it;
-/// other threads get [`crate::Controller`]s. Dropping it stops the stream;
-/// see the [module docs](self) for where the audio side is freed. Every
+/// other threads get [`crate::Controller`]s. Dropping it stops the stream
+/// (below: where the audio side is freed). Every
 /// play still in flight then ends with [`crate::Event::Ended`] for the game
 /// side.
 ///
 /// ```no_run
 /// use voicepool::{AudioEngine, EngineSettings, Event, PlayParams, Sound, StreamErrorKind};
 /// let mut engine = AudioEngine::start(EngineSettings::default())?;
-/// let swish = Sound::from_wav_file("samples/swish.wav")?;
+/// let swish = Sound::from_file("samples/swish.wav")?;
 /// engine.play(&swish, PlayParams::default().pan(-0.3))?;
 /// for event in engine.drain_events() {
 ///     match event {
@@ -143,13 +143,13 @@ mod hook {
 /// sample format; if that format is not `f32`, `i16` or `u16`, another
 /// config at the same rate that is), asks for
 /// [`EngineSettings::buffer_frames`] if set, and moves the [`Mixer`] into
-/// the stream's data callback. The game side is the same [`Engine`] that
-/// [`crate::OfflineEngine`] dereferences to.
+/// the stream's data callback. The game side is the same [`Engine`] an
+/// [`crate::OfflineEngine`] drives.
 ///
 /// # Real-time contract of the callback
 ///
 /// The data callback calls one function, the real-time entry point
-/// (`Slot::fill`, private), which keeps the rules of [`crate::mixer`]:
+/// (`Slot::fill`, private), which keeps the rules of [`crate::Mixer`]:
 ///
 /// - it borrows the audio side (mixer and scratch buffer) from a cell with
 ///   one atomic exchange, and gives it back with one store (a cell whose
@@ -244,8 +244,7 @@ impl AudioEngine {
     /// host prints a line of its own to stdout when no JACK server runs.)
     ///
     /// Once started, a lost device is reopened by the engine itself unless
-    /// [`EngineSettings::recover_device`] is off: see the
-    /// [module docs](self).
+    /// [`EngineSettings::recover_device`] is off: see [`AudioEngine`].
     ///
     /// ```no_run
     /// use voicepool::{AudioEngine, EngineError, EngineSettings, OfflineEngine};
