@@ -125,6 +125,10 @@ pub struct Mixer {
     /// The frame at or after which virtual voices next try to take the
     /// slot of a less audible real voice.
     pub(crate) next_swap: u64,
+    /// Virtual voices still to re-scale for where the listener is now, and
+    /// blocks left at the fast rate after a jump.
+    pub(crate) rescale_left: usize,
+    pub(crate) rescale_fast: usize,
     /// Stolen voices fading out.
     pub(crate) tails: Tails,
     /// The listener and where positioned plays are.
@@ -207,6 +211,8 @@ impl Mixer {
             free_since: None,
             buses_resumed: false,
             next_swap: 0,
+            rescale_left: 0,
+            rescale_fast: 0,
             tails: Tails::new(settings.voices),
             space: crate::space::mix::Space::new(settings.speed_of_sound, emitters),
             prefetch: Prefetch::new(),

@@ -27,7 +27,7 @@ use crate::protocol::stats::Counters;
 use crate::protocol::{Event, VoiceHandle};
 use crate::render::voice::Voice;
 use crate::voices::virtual_pool::{Clock, Parked, VirtualPool, HELD, NEVER};
-use crate::voices::{Comeback, Identity, Newcomer, Rank};
+use crate::voices::{Comeback, Identity, Newcomer, Rank, NO_EMITTER};
 use ringbuf::traits::Observer;
 
 /// Every virtual voice's audibility is re-estimated at least once per this
@@ -40,6 +40,17 @@ const VIRTUAL_REFRESH_FRAMES: usize = 12_000;
 /// 50 ns each): with 10,000 virtual voices each is re-estimated every
 /// 300 or so blocks.
 const REFRESHES_PER_BLOCK: usize = 32;
+/// At most this many positioned virtual voices have their level re-scaled
+/// by where the listener is now per block ([`Space::regain`]: a distance
+/// and the distance model, about 12 ns each), while the listener moves:
+/// 10,000 emitters are all re-ranked for a walking listener within 10
+/// blocks, and 20,000 for one that jumped within 5 (at
+/// [`RESCALES_PER_BLOCK_JUMPED`]).
+///
+/// [`Space::regain`]: crate::space::mix::Space::regain
+const RESCALES_PER_BLOCK: usize = 1_024;
+/// As [`RESCALES_PER_BLOCK`], for the blocks after the listener jumped.
+const RESCALES_PER_BLOCK_JUMPED: usize = 4_096;
 /// At most this many virtual voices come back into free slots per block.
 const RESUMES_PER_BLOCK: usize = 4;
 /// How often the most deserving virtual voice may take the slot of a less
@@ -315,6 +326,37 @@ impl Mixer {
             };
             (level, new_end)
         });
+        let (moved, jumped) = self.space.take_listener_news();
+        if moved {
+            // Every virtual voice is re-scaled once for where the listener
+            // is now (a still listener costs nothing here).
+            self.rescale_left = self.virtuals.len();
+        }
+        if jumped {
+            // The listener jumped: re-scaled at the fast rate, and no swap
+            // until every virtual voice has been, or the first swaps would
+            // bring back whoever happened to be re-scaled first, held
+            // there for a second.
+            let blocks = self.virtuals.len().div_ceil(RESCALES_PER_BLOCK_JUMPED);
+            self.rescale_fast = blocks;
+            self.next_swap = self.frame + (blocks as u64 + 1) * frames as u64;
+        }
+        if self.rescale_left > 0 && self.space.live() > 0 {
+            let rate = if self.rescale_fast > 0 {
+                self.rescale_fast -= 1;
+                RESCALES_PER_BLOCK_JUMPED
+            } else {
+                RESCALES_PER_BLOCK
+            };
+            let count = rate.min(self.rescale_left);
+            self.rescale_left -= count;
+            let space = &self.space;
+            self.virtuals.rescale(count, |who| {
+                (who.emitter != NO_EMITTER)
+                    .then(|| space.regain(who.emitter))
+                    .flatten()
+            });
+        }
     }
 
     /// Whether virtual entry `i` could come back now: not held (paused,

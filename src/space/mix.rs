@@ -34,6 +34,9 @@ use crate::mixer::Mixer;
 /// for where it will be to scale: one rushing in from there is ranked by
 /// how loud it is about to be.
 const LEAST_GAIN: f32 = 1e-7;
+/// A listener moved further than this (in metres) at once has jumped (a
+/// teleport, a cut): running at 10 m/s moves it 0.1 m a block.
+const JUMP_METRES: f32 = 8.0;
 
 impl Emitter {
     /// The voice's volume, pan and pitch as heard.
@@ -48,6 +51,10 @@ pub(crate) struct Space {
     listener: ValidListener,
     /// The listener moved since the last block's pass.
     listener_moved: bool,
+    /// The listener jumped (a teleport, a cut to another place), or moved
+    /// at all, since the virtual voices were last told.
+    listener_jumped: bool,
+    listener_moved_virtual: bool,
     speed: f32,
     /// Made with the engine (an `Option` only so that every lookup
     /// stays a checked one).
@@ -62,6 +69,8 @@ impl Space {
         Space {
             listener: ValidListener::default(),
             listener_moved: false,
+            listener_jumped: false,
+            listener_moved_virtual: false,
             speed,
             table: Some(table),
             live: 0,
@@ -178,8 +187,20 @@ impl Space {
     }
 
     pub(crate) fn set_listener(&mut self, listener: ValidListener) {
+        let moved = length(sub(listener.position, self.listener.position));
+        self.listener_jumped |= moved > JUMP_METRES;
         self.listener = listener;
         self.listener_moved = true;
+        self.listener_moved_virtual = true;
+    }
+
+    /// Whether the listener moved, and whether it jumped, since this was
+    /// last asked.
+    pub(crate) fn take_listener_news(&mut self) -> (bool, bool) {
+        (
+            std::mem::take(&mut self.listener_moved_virtual),
+            std::mem::take(&mut self.listener_jumped),
+        )
     }
 
     /// Sets cell `e`'s own volume; the voice's volume as heard.
@@ -227,6 +248,18 @@ impl Space {
             g * g
         });
         Ahead(factors, floor)
+    }
+
+    /// The power factor between how cell `e`'s play would be heard from
+    /// where the listener is now (at the place it was last read) and how
+    /// it was last heard: a cheap re-estimate of a virtual voice's rank as
+    /// the listener moves (one distance, the distance model; no cell
+    /// read). `None` for a cell with no play.
+    pub(crate) fn regain(&self, e: u32) -> Option<f32> {
+        let x = self.record(e)?;
+        let d = length(sub(x.at.position, self.listener.position));
+        let g = x.at.spatial.gain(d).max(LEAST_GAIN) / x.heard.gain.max(LEAST_GAIN);
+        Some(g * g)
     }
 
     /// Hears cell `e`'s play where the game last put it and applies it

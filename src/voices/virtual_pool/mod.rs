@@ -73,6 +73,9 @@ pub(crate) struct VirtualPool<V> {
     /// Ranking keys ([`key`]); 0 for a free entry.
     keys: Box<[u64]>,
     levels: Box<[f32]>,
+    /// The level of each entry's last full estimate, that a re-scaling by
+    /// where the listener is now ([`VirtualPool::rescale`]) starts from.
+    bases: Box<[f32]>,
     orders: Box<[u64]>,
     clocks: Box<[Clock]>,
     /// End frames ([`NEVER`] for a free entry or a voice that never ends
@@ -88,6 +91,7 @@ pub(crate) struct VirtualPool<V> {
     /// Per span of entries, its most and least deserving one.
     spans: Spans,
     refresh_cursor: usize,
+    rescale_cursor: usize,
     /// The expiry scan: the entry it looks at next, and the least end
     /// frame seen (or set) since it last passed entry 0; after a full
     /// circle that is the new [`VirtualPool::any_due`] bound.
@@ -125,6 +129,7 @@ impl<V> VirtualPool<V> {
             who: filled(Identity::NOBODY, capacity),
             keys: filled(0, capacity),
             levels: filled(0.0, capacity),
+            bases: filled(0.0, capacity),
             orders: filled(0, capacity),
             clocks: filled(Clock::default(), capacity),
             ends: filled(NEVER, capacity),
@@ -133,6 +138,7 @@ impl<V> VirtualPool<V> {
             top: None,
             spans: Spans::new(capacity),
             refresh_cursor: 0,
+            rescale_cursor: 0,
             scan_cursor: 0,
             circle_min: NEVER,
             stops: [Stop::default(); STOPS],
@@ -149,7 +155,7 @@ impl<V> VirtualPool<V> {
         self.slots.memory_bytes()
             + n * (size_of::<Identity>()
                 + 3 * size_of::<u64>()
-                + size_of::<f32>()
+                + 2 * size_of::<f32>()
                 + size_of::<Clock>())
             + self.index.memory_bytes()
             + self.spans.memory_bytes()
@@ -258,8 +264,43 @@ impl<V> VirtualPool<V> {
         self.ends.get(i).copied().unwrap_or(NEVER)
     }
 
-    /// Sets voice `i`'s audibility level (a free entry stays free).
+    /// Sets voice `i`'s audibility level from a full estimate (a free
+    /// entry stays free).
     pub(crate) fn set_level(&mut self, i: usize, level: f32) {
+        if let Some(b) = self.bases.get_mut(i) {
+            *b = level;
+        }
+        self.rank_at(i, level);
+    }
+
+    /// Re-scales the next `count` entries' levels, round robin (free ones
+    /// skipped): `factor` gives, for a voice whose audibility depends on
+    /// where the listener is (a positioned one), the power factor between
+    /// its hearing now and its last full estimate; its level becomes its
+    /// last full estimate's times that. A few operations each, so that a
+    /// pool of thousands keeps up with a moving listener between the
+    /// (costlier, fewer) full estimates.
+    pub(crate) fn rescale(
+        &mut self,
+        count: usize,
+        mut factor: impl FnMut(&Identity) -> Option<f32>,
+    ) {
+        let len = self.slots.len();
+        for _ in 0..count.min(len) {
+            let i = self.rescale_cursor;
+            self.rescale_cursor = if i + 1 >= len { 0 } else { i + 1 };
+            let who = self.who(i);
+            if who.id == Identity::NOBODY.id {
+                continue;
+            }
+            if let (Some(f), Some(&base)) = (factor(&who), self.bases.get(i)) {
+                self.rank_at(i, base * f);
+            }
+        }
+    }
+
+    /// Ranks voice `i` at `level`, keeping the top entry and the spans.
+    fn rank_at(&mut self, i: usize, level: f32) {
         let who = self.who(i);
         if who.id == Identity::NOBODY.id {
             return;
