@@ -30,6 +30,7 @@ mod commands;
 mod hooks;
 mod ranking;
 mod virtual_ends;
+mod virtual_levels;
 mod virtual_voices;
 
 use ranking::{level_of, ranked};
