@@ -78,6 +78,16 @@ pub enum PlayError {
     LoaderUnavailable,
 }
 
+/// `value` if it is finite, else [`PlayError::InvalidParameter`] naming
+/// `name`: the check every call that takes a number makes first.
+pub(crate) fn finite(name: &'static str, value: f32) -> Result<f32, PlayError> {
+    if value.is_finite() {
+        Ok(value)
+    } else {
+        Err(PlayError::InvalidParameter { name, value })
+    }
+}
+
 impl fmt::Display for PlayError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

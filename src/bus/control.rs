@@ -13,7 +13,7 @@ use crate::bus::{
 };
 use crate::control::params::{fade_frames, valid_master_volume, valid_volume};
 use crate::control::Controller;
-use crate::error::PlayError;
+use crate::error::{finite, PlayError};
 use crate::protocol::bus::ParamChange;
 use crate::protocol::{BusHandle, Command, MASTER_BUS};
 
@@ -50,14 +50,6 @@ impl EffectKind {
 
 /// The longest duck attack or release, and effect glide.
 const MAX_TIME: Duration = Duration::from_secs(10);
-
-fn finite(name: &'static str, value: f32) -> Result<f32, PlayError> {
-    if value.is_finite() {
-        Ok(value)
-    } else {
-        Err(PlayError::InvalidParameter { name, value })
-    }
-}
 
 impl Controller {
     /// Makes a bus with `settings`: where it feeds (a bus made before it,

@@ -15,7 +15,7 @@ use std::time::Duration;
 use crate::bus::control::EffectKind;
 use crate::bus::EffectParam;
 use crate::control::Controller;
-use crate::error::PlayError;
+use crate::error::{finite, PlayError};
 use crate::protocol::bus::ParamChange;
 use crate::protocol::BusHandle;
 
@@ -155,12 +155,7 @@ impl CustomEffectHandle {
     /// infinite is [`PlayError::InvalidParameter`]; the range is the
     /// effect's to clamp.
     pub fn set_custom_param(&self, id: u32, value: f32, glide: Duration) -> Result<(), PlayError> {
-        if !value.is_finite() {
-            return Err(PlayError::InvalidParameter {
-                name: "custom effect parameter",
-                value,
-            });
-        }
+        let value = finite("custom effect parameter", value)?;
         self.0.controller.send_param(
             self.0.b,
             self.0.index,

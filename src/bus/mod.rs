@@ -15,7 +15,7 @@ mod effect_handles;
 pub(crate) mod effects;
 pub(crate) mod mix;
 
-use crate::error::PlayError;
+use crate::error::{finite, PlayError};
 pub(crate) use crate::protocol::bus::{BusSetup, EffectHealth, ValidDuck};
 pub use crate::protocol::bus::{CustomEffect, EffectParam};
 use crate::protocol::BusHandle;
@@ -142,20 +142,13 @@ impl fmt::Debug for Effect {
 impl EffectParam {
     /// The value, checked finite and clamped to its range at `rate`.
     pub(crate) fn validate(self, rate: u32) -> Result<EffectParam, PlayError> {
-        let check = |name: &'static str, v: f32| {
-            if v.is_finite() {
-                Ok(v)
-            } else {
-                Err(PlayError::InvalidParameter { name, value: v })
-            }
-        };
         Ok(match self {
             EffectParam::CutoffHz(v) => {
-                EffectParam::CutoffHz(check("cutoff_hz", v)?.clamp(MIN_CUTOFF, max_cutoff(rate)))
+                EffectParam::CutoffHz(finite("cutoff_hz", v)?.clamp(MIN_CUTOFF, max_cutoff(rate)))
             }
-            EffectParam::Wet(v) => EffectParam::Wet(check("wet", v)?.clamp(0.0, 1.0)),
-            EffectParam::Room(v) => EffectParam::Room(check("room", v)?.clamp(0.0, 1.0)),
-            EffectParam::Damping(v) => EffectParam::Damping(check("damping", v)?.clamp(0.0, 1.0)),
+            EffectParam::Wet(v) => EffectParam::Wet(finite("wet", v)?.clamp(0.0, 1.0)),
+            EffectParam::Room(v) => EffectParam::Room(finite("room", v)?.clamp(0.0, 1.0)),
+            EffectParam::Damping(v) => EffectParam::Damping(finite("damping", v)?.clamp(0.0, 1.0)),
         })
     }
 }

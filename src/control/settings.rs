@@ -374,7 +374,7 @@ impl EngineSettings {
 
     /// What the mixer is made with, at output rate `rate`.
     pub(crate) fn mixer_setup(&self, rate: u32) -> MixerSetup {
-        let frames = |d| EngineSettings::frames(d, rate);
+        let frames = |d| crate::protocol::frames(d, rate);
         MixerSetup {
             voices: self.voices,
             virtual_voices: self.virtual_voices,
@@ -393,10 +393,5 @@ impl EngineSettings {
                 .audible_window
                 .map(|db| db.clamp(*AUDIBLE_WINDOW_DB.start(), *AUDIBLE_WINDOW_DB.end())),
         }
-    }
-
-    /// A duration in whole output frames at `rate`.
-    pub(crate) fn frames(d: Duration, rate: u32) -> u32 {
-        (d.as_secs_f64() * f64::from(rate)).round() as u32
     }
 }

@@ -199,8 +199,6 @@ impl Mixer {
         counters: Arc<Counters>,
         streams: StreamReaders,
     ) -> Mixer {
-        let frames =
-            |d: std::time::Duration| (d.as_secs_f64() * f64::from(out_rate)).round() as u32;
         Mixer {
             engine,
             commands,
@@ -223,7 +221,7 @@ impl Mixer {
             rules: StealRules {
                 policy: settings.steal_policy,
                 min_age: u64::from(settings.min_voice_age),
-                fresh_window: u64::from(frames(FRESH_WINDOW)),
+                fresh_window: u64::from(crate::protocol::frames(FRESH_WINDOW, out_rate)),
                 start_virtual_margin: if settings.virtual_voices > 0 {
                     virtual_voices::SWAP_MARGIN
                 } else {

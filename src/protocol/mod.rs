@@ -95,6 +95,12 @@ pub const MIN_PITCH: f32 = 1.0 / 64.0;
 /// Highest pitch factor accepted (six octaves up).
 pub const MAX_PITCH: f32 = 64.0;
 
+/// A duration in whole output frames at `rate`: how every time the game
+/// gives becomes the frames the audio side counts.
+pub(crate) fn frames(d: std::time::Duration, rate: u32) -> u32 {
+    (d.as_secs_f64() * f64::from(rate)).round() as u32
+}
+
 /// What the mixer is made with: the engine's settings in output frames,
 /// as the game side checked them (`EngineSettings::mixer_setup`).
 #[derive(Clone, Copy, Debug, PartialEq)]

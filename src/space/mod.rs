@@ -6,7 +6,7 @@ pub(crate) mod control;
 pub(crate) mod mix;
 pub(crate) mod positions;
 
-use crate::error::PlayError;
+use crate::error::{finite, PlayError};
 pub use crate::protocol::space::DistanceModel;
 pub(crate) use crate::protocol::space::{ValidEmitter, ValidListener, ValidSpatial, Vec3};
 use crate::protocol::NO_EMITTER;
@@ -177,20 +177,7 @@ pub(crate) struct Heard {
 
 /// `v` as a finite vector, or the error naming `name`.
 pub(crate) fn valid_vector(name: &'static str, v: mint::Vector3<f32>) -> Result<Vec3, PlayError> {
-    for value in [v.x, v.y, v.z] {
-        if !value.is_finite() {
-            return Err(PlayError::InvalidParameter { name, value });
-        }
-    }
-    Ok([v.x, v.y, v.z])
-}
-
-fn finite(name: &'static str, value: f32) -> Result<f32, PlayError> {
-    if value.is_finite() {
-        Ok(value)
-    } else {
-        Err(PlayError::InvalidParameter { name, value })
-    }
+    Ok([finite(name, v.x)?, finite(name, v.y)?, finite(name, v.z)?])
 }
 
 impl Listener {

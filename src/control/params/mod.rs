@@ -7,7 +7,6 @@ mod validate;
 pub use seconds::Seconds;
 pub(crate) use validate::{fade_frames, valid_master_volume, valid_pan, valid_pitch, valid_volume};
 
-use crate::control::settings::EngineSettings;
 use crate::error::PlayError;
 use crate::protocol::{BusHandle, EngineId, GroupHandle, ValidParams, MASTER_BUS, NO_GROUP};
 use crate::space::{valid_vector, Spatial, ValidEmitter};

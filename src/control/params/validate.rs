@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use super::*;
+use crate::error::finite;
 
 impl PlayParams {
     /// Checks and clamps every value (see [`PlayParams`]) for a play on
@@ -51,14 +52,6 @@ impl PlayParams {
     }
 }
 
-fn finite(name: &'static str, value: f32) -> Result<f32, PlayError> {
-    if value.is_finite() {
-        Ok(value)
-    } else {
-        Err(PlayError::InvalidParameter { name, value })
-    }
-}
-
 pub(crate) fn valid_volume(v: f32) -> Result<f32, PlayError> {
     valid_gain(v, MAX_VOLUME)
 }
@@ -92,5 +85,5 @@ pub(crate) fn valid_master_volume(v: f32) -> Result<f32, PlayError> {
 /// [`MAX_FADE_SECONDS`].
 pub(crate) fn fade_frames(d: Duration, rate: u32) -> u32 {
     let longest = Duration::from_secs_f32(MAX_FADE_SECONDS);
-    EngineSettings::frames(d.min(longest), rate)
+    crate::protocol::frames(d.min(longest), rate)
 }
