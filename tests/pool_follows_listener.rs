@@ -145,3 +145,28 @@ fn a_teleported_listener_hears_the_nearest_emitters_within_500_ms() {
         "500 ms after a teleport the real voices hold {share:.3} of the best 16's power (most audible still virtual: rank {missing:?})"
     );
 }
+
+#[test]
+fn a_virtual_voice_s_published_level_follows_the_listener() {
+    // What `virtual_slots` shows is what the comeback ranks by: re-ranked
+    // for where the listener is, not only at its (rarer) full estimates.
+    let mut f = field(2_000, 4.0);
+    f.listen_at([-80.0, 0.0, -80.0], [0.0; 3]);
+    f.render_ms(2_000);
+    let (near, at) = f.emitters[f.emitters.len() / 2 + 22]; // near the centre
+    let level = |f: &Field| {
+        f.engine
+            .virtual_slots()
+            .iter()
+            .find(|s| s.voice == Some(near))
+            .map(|s| s.level)
+    };
+    let before = level(&f).expect("virtual while the listener is far");
+    f.listen_at([at[0] + 1.0, 0.0, at[2]], [0.0; 3]);
+    f.render_ms(10);
+    let after = level(&f).expect("still virtual one block after the jump");
+    assert!(
+        after > 20.0 * before,
+        "published level {before} before, {after} a block after the listener came to it"
+    );
+}

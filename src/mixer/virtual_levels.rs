@@ -27,6 +27,7 @@ const REFRESHES_PER_BLOCK: usize = 32;
 const RESCALES_PER_BLOCK: usize = 1_024;
 /// As [`RESCALES_PER_BLOCK`], for the blocks after the listener jumped.
 const RESCALES_PER_BLOCK_JUMPED: usize = 4_096;
+
 impl Mixer {
     /// Re-estimates a bounded number of virtual voices' audibility.
     pub(crate) fn refresh_virtual(&mut self, frames: usize) {
@@ -72,12 +73,17 @@ impl Mixer {
             };
             let count = rate.min(self.rescale_left);
             self.rescale_left -= count;
-            let space = &self.space;
-            self.virtuals.rescale(count, |who| {
-                (who.emitter != NO_EMITTER)
-                    .then(|| space.regain(who.emitter))
-                    .flatten()
-            });
+            let (space, counters) = (&self.space, &self.counters);
+            self.virtuals.rescale(
+                count,
+                |who| {
+                    (who.emitter != NO_EMITTER)
+                        .then(|| space.regain(who.emitter))
+                        .flatten()
+                },
+                // What `virtual_slots` shows is what the comeback ranks by.
+                |i, level| counters.publish_virtual_level(i, level.sqrt()),
+            );
         }
     }
 }

@@ -103,7 +103,7 @@ impl<V> VoicePool<V> {
 
     /// Whether `new` asked to virtualize and would be the least audible
     /// voice: the one it would steal (the least audible candidate, ranked
-    /// fresh where the steal re-ranked it) is of no higher priority and
+    /// fresh where the steal re-ranked it) is of no lower priority than it and
     /// louder than it by more than `rules.start_virtual_margin`. A voice so
     /// far below would not come back in that voice's place either (the
     /// comeback asks as much), so starting virtual is where the comeback

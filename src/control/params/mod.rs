@@ -320,7 +320,7 @@ impl PlayParams {
     ///
     /// A new play that asks for it and would be the least audible voice of
     /// a full pool (under [`crate::StealPolicy::Quietest`], more than 3 dB
-    /// below the voice it would steal, which is of no higher priority)
+    /// below the voice it would steal, which is of no lower priority than it)
     /// starts virtual: it takes no slot, so a far emitter never interrupts
     /// a near one, not even for a block (`Started`, then `Virtualized`),
     /// and comes back as any virtual voice does. A play that does not ask

@@ -18,13 +18,15 @@ impl<V> VirtualPool<V> {
     /// skipped): `factor` gives, for a voice whose audibility depends on
     /// where the listener is (a positioned one), the power factor between
     /// its hearing now and its last full estimate; its level becomes its
-    /// last full estimate's times that. A few operations each, so that a
+    /// last full estimate's times that, given to `rescaled` with the
+    /// entry's index (to publish it). A few operations each, so that a
     /// pool of thousands keeps up with a moving listener between the
     /// (costlier, fewer) full estimates.
     pub(crate) fn rescale(
         &mut self,
         count: usize,
         mut factor: impl FnMut(&Identity) -> Option<f32>,
+        mut rescaled: impl FnMut(usize, f32),
     ) {
         let len = self.slots.len();
         for _ in 0..count.min(len) {
@@ -36,6 +38,7 @@ impl<V> VirtualPool<V> {
             }
             if let (Some(f), Some(&base)) = (factor(&who), self.bases.get(i)) {
                 self.rank_at(i, base * f);
+                rescaled(i, base * f);
             }
         }
     }
