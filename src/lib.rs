@@ -149,7 +149,7 @@ pub use protocol::device_name::DeviceName;
 pub use protocol::stats::{BusMeter, SlotView, Stats};
 pub use protocol::{EffectFault, Event, StealPolicy, StreamErrorKind, TimedEvent};
 pub use sound::Sound;
-pub use space::{DistanceModel, Listener, Spatial};
+pub use space::{Cone, DistanceModel, Listener, Occlusion, Spatial};
 
 /// The README's code examples, compiled and run as doc tests.
 #[cfg(doctest)]

@@ -25,4 +25,7 @@ pub use crate::output::offline::{MAX_RENDER_FRAMES, MAX_WAV_FRAMES, WAV_BLOCK_FR
 pub use crate::protocol::device_name::DEVICE_NAME_BYTES;
 pub use crate::render::limiter::LIMITER_THRESHOLD;
 pub use crate::sound::{MAX_CHUNKS_BEFORE_DATA, MAX_SAMPLE_MAGNITUDE};
-pub use crate::space::{DEFAULT_SPEED_OF_SOUND, MAX_DOPPLER, MAX_DOPPLER_SHIFT, MAX_ROLLOFF};
+pub use crate::space::{
+    DEFAULT_SPEED_OF_SOUND, MAX_AIR_ABSORPTION, MAX_DOPPLER, MAX_DOPPLER_SHIFT, MAX_ROLLOFF,
+    MIN_LOWPASS_HZ, OPEN_HZ,
+};

@@ -38,6 +38,10 @@ macro_rules! controller_calls {
             fn voice_info(voice: $crate::VoiceHandle) -> Option<$crate::VoiceInfo>;
             /// Moves a positioned play (and sets its velocity).
             fn set_position(voice: $crate::VoiceHandle, position: impl Into<mint::Vector3<f32>>, velocity: impl Into<mint::Vector3<f32>>) -> Result<(), $crate::PlayError>;
+            /// Turns a positioned play (for its cone).
+            fn set_orientation(voice: $crate::VoiceHandle, orientation: impl Into<mint::Vector3<f32>>) -> Result<(), $crate::PlayError>;
+            /// Sets what stands between a positioned play and the listener.
+            fn set_occlusion(voice: $crate::VoiceHandle, occlusion: $crate::Occlusion) -> Result<(), $crate::PlayError>;
             /// Where the listener is, faces and moves.
             fn set_listener(listener: $crate::Listener) -> Result<(), $crate::PlayError>;
             /// Moves a play to `position` in its sound.

@@ -41,7 +41,7 @@ impl Mixer {
             }
         }
         // A positioned play starts as it is heard from where it is.
-        let (emitter, heard) = self.space.admit(params);
+        let (emitter, heard) = self.space.admit(params, &mut self.direct, self.out_rate);
         let voice = Voice::new(sound, &heard, self.out_rate, fade_in, delay, slot);
         let who = Identity {
             id,
@@ -141,7 +141,7 @@ impl Mixer {
             let keep = voice.fork();
             if sounded {
                 voice.stop(self.steal_fade);
-                self.tails.push(voice, old.who.send);
+                self.tails.push(voice, old.who.send, self.direct.get(old.who.emitter));
             }
             if self.park(old.who, keep, old.order, by).is_ok() {
                 self.virtualized(victim);
@@ -149,7 +149,7 @@ impl Mixer {
             }
         } else if sounded {
             voice.stop(self.steal_fade);
-            self.tails.push(voice, old.who.send);
+            self.tails.push(voice, old.who.send, self.direct.get(old.who.emitter));
         }
         self.space.release(old.who.emitter);
         Counters::bump(&self.counters.steals);

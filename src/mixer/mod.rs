@@ -13,6 +13,7 @@ use crate::protocol::stats::Counters;
 use crate::protocol::{
     BusHandle, Command, EngineId, Event, MixerSetup, SendTo, TimedEvent, VoiceHandle,
 };
+use crate::render::direct::{DirectFilter, DirectFilters};
 use crate::render::prefetch::Prefetch;
 use crate::render::tails::Tails;
 use crate::render::voice::Voice;
@@ -21,7 +22,7 @@ use crate::space::positions::EmitterTable;
 use crate::stream::reader::StreamReaders;
 use crate::voices::audibility::Audibility;
 use crate::voices::virtual_pool::VirtualPool;
-use crate::voices::{Identity, Ran, StealRules, VoicePool};
+use crate::voices::{Identity, Ran, StealRules, VoicePool, NO_EMITTER};
 
 mod admission;
 mod audible_window;
@@ -134,6 +135,8 @@ pub struct Mixer {
     pub(crate) tails: Tails,
     /// The listener and where positioned plays are.
     pub(crate) space: crate::space::mix::Space,
+    /// Each emitter cell's low-pass (cones, occlusion, air).
+    pub(crate) direct: DirectFilters,
     /// Whether (and which) voices' sample data is fetched ahead.
     pub(crate) prefetch: Prefetch,
     /// The audio side of every stream slot.
@@ -213,6 +216,7 @@ impl Mixer {
             rescale_left: 0,
             rescale_fast: 0,
             tails: Tails::new(settings.voices),
+            direct: DirectFilters::new(emitters.records.len()),
             space: crate::space::mix::Space::new(settings.speed_of_sound, emitters),
             prefetch: Prefetch::new(),
             streams,
@@ -332,6 +336,7 @@ impl Mixer {
             room_changed,
             free_since,
             space,
+            direct,
             ..
         } = self;
         let isa = rules.isa;
@@ -351,7 +356,12 @@ impl Mixer {
             // (the same bus, the whole chunk: `Voice::render_pair`).
             // A voice that also sends to a second bus renders once, into
             // both (`Buses::render_sending`).
-            let mut render = |v: &mut Voice, send: SendTo, next: Option<(SendTo, &mut Voice)>| {
+            // A voice with a low-pass of its own (`direct`) renders into
+            // the scratch pair, is filtered there, and added.
+            let mut render = |v: &mut Voice,
+                              send: SendTo,
+                              filter: Option<&mut DirectFilter>,
+                              next: Option<(SendTo, &mut Voice)>| {
                 let b = v.bus();
                 let limit = buses.render_limit(b);
                 if limit == 0 {
@@ -359,6 +369,19 @@ impl Mixer {
                         streams.touch(k); // held by its bus: still reading
                     }
                     return Ran::One(v.is_stopping().then_some(0));
+                }
+                if let Some(f) = filter {
+                    let (to, level) = if send.is_some() {
+                        (send.bus, send.level)
+                    } else {
+                        (b, 0.0)
+                    };
+                    let ran = buses.render_sending(b, to, level, limit, |l, r| {
+                        let ran = v.render(l, r, isa, streams);
+                        f.process(l, r);
+                        ran
+                    });
+                    return Ran::One(ran);
                 }
                 if send.is_some() {
                     let ran = buses.render_sending(b, send.bus, send.level, limit, |l, r| {
@@ -378,7 +401,15 @@ impl Mixer {
             };
             let ahead = |v: &Voice| prefetch.ahead(v, n);
             let mut run = |who: &Identity, v: &mut Voice, next: Option<(&Identity, &mut Voice)>| {
-                render(v, who.send, next.map(|(w, x)| (w.send, x)))
+                // (A filtered voice never pairs.)
+                let plain = |w: &Identity| w.emitter == NO_EMITTER || !direct.is_on(w.emitter);
+                let next = next.filter(|(w, _)| plain(w) && plain(who));
+                let filter = if who.emitter == NO_EMITTER {
+                    None
+                } else {
+                    direct.active(who.emitter)
+                };
+                render(v, who.send, filter, next.map(|(w, x)| (w.send, x)))
             };
             pool.run(&mut run, ahead, |who, sounded| {
                 let id = who.id;
@@ -391,9 +422,12 @@ impl Mixer {
                 let voice = VoiceHandle::new(*engine, id);
                 push_event(events, counters, at, Event::Ended { voice });
             });
-            tails.render(&mut |v: &mut Voice, send| match render(v, send, None) {
-                Ran::One(ended) => ended,
-                Ran::Both => None,
+            tails.render(&mut |v: &mut Voice, send, f: &mut DirectFilter| {
+                let filter = f.is_on().then_some(f);
+                match render(v, send, filter, None) {
+                    Ran::One(ended) => ended,
+                    Ran::Both => None,
+                }
             });
             buses.finish_chunk(chunk, isa);
             chunk_start += n as u64;
@@ -453,6 +487,7 @@ impl Mixer {
             + std::mem::size_of::<VirtualPool<Voice>>()
             + self.virtuals.memory_bytes()
             + self.space.memory_bytes()
+            + self.direct.memory_bytes()
             + self.tails.memory_bytes()
             + self.prefetch.memory_bytes()
             + self.buses.memory_bytes()

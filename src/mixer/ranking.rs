@@ -30,7 +30,7 @@ pub(crate) fn rank(
     };
     let playback = playback(voice, ahead);
     // (A stream's spread is not measured: even.)
-    let bus = heard_through(buses, voice.bus(), send, &Bands::FLAT);
+    let bus = heard_through(buses, voice.bus(), send, &Bands::FLAT.shaped(ahead.2));
     match streams.peek(k).and_then(|r| r.curve()) {
         Some(curve) => audibility.level(&curve, &playback) * bus,
         None => {
@@ -107,7 +107,7 @@ pub(crate) fn level_of(
     let playback = playback(voice, ahead);
     let sound = voice.sound();
     audibility.level(&sound.loudness, &playback)
-        * heard_through(buses, voice.bus(), send, &sound.bands)
+        * heard_through(buses, voice.bus(), send, &sound.bands.shaped(ahead.2))
 }
 
 /// The power gain a sound spread as `bands` gets on bus `bus`, plus what

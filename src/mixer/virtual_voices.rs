@@ -375,7 +375,12 @@ impl Mixer {
         let Some((who, mut voice, order, _)) = self.unpark(i) else {
             return Outcome::Nobody;
         };
-        Self::hear_virtual(&mut self.space, &who, &mut voice, self.out_rate);
+        Self::hear_virtual(
+            (&mut self.space, &mut self.direct),
+            &who,
+            &mut voice,
+            self.out_rate,
+        );
         voice.wake(self.steal_fade);
         let Rank { level, ends } = ranked(
             &self.audibility,

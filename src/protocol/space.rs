@@ -69,6 +69,41 @@ pub(crate) struct ValidSpatial {
     pub(crate) max: f32,
     pub(crate) rolloff: f32,
     pub(crate) doppler: f32,
+    /// The emitter's cone, if it has one.
+    pub(crate) cone: Option<ValidCone>,
+    /// The air's high-frequency loss as a factor on the distance (0: off).
+    pub(crate) air: f32,
+}
+
+/// A `Cone` checked: half-angles in radians (inner at most outer), the
+/// outer gain in `0..=1`, the outer cutoff within the audible range
+/// ([`OPEN_HZ`]: no filter).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct ValidCone {
+    pub(crate) inner: f32,
+    pub(crate) outer: f32,
+    pub(crate) outer_gain: f32,
+    pub(crate) outer_lowpass_hz: f32,
+}
+
+/// A cutoff at or above this (in Hz) is no low-pass at all: the direct
+/// sound is left unfiltered.
+pub const OPEN_HZ: f32 = 20_000.0;
+
+/// An `Occlusion` checked: the gain in `0..=1`, the cutoff in
+/// `MIN_LOWPASS_HZ..=OPEN_HZ`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct ValidOcclusion {
+    pub(crate) gain: f32,
+    pub(crate) lowpass_hz: f32,
+}
+
+impl ValidOcclusion {
+    /// Nothing in the way.
+    pub(crate) const NONE: ValidOcclusion = ValidOcclusion {
+        gain: 1.0,
+        lowpass_hz: OPEN_HZ,
+    };
 }
 
 /// Where a positioned play is, how it moves, and how it is heard.
@@ -77,6 +112,10 @@ pub(crate) struct ValidEmitter {
     pub(crate) position: Vec3,
     pub(crate) velocity: Vec3,
     pub(crate) spatial: ValidSpatial,
+    /// The unit vector it faces (for its cone).
+    pub(crate) orientation: Vec3,
+    /// What the game's ray casts found between it and the listener.
+    pub(crate) occlusion: ValidOcclusion,
     /// Its cell in the shared table of positions (given by the game side
     /// as the play is sent), or `NO_EMITTER` before then.
     pub(crate) cell: u32,

@@ -9,6 +9,7 @@
 //! Real-time contract: everything here runs on the audio thread, allocates
 //! nothing, takes no lock and indexes only within bounds it has checked.
 
+pub(crate) mod direct;
 pub(crate) mod kernel;
 pub(crate) mod limiter;
 pub(crate) mod prefetch;

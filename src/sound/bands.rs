@@ -27,6 +27,19 @@ impl Bands {
     /// No knowledge: an even spread (streams, silent sounds).
     pub(crate) const FLAT: Bands = Bands([0.25; 4]);
 
+    /// Each band's share times `through` (a filter's power gain in each
+    /// band): what is left of the sound after it, as shares of the
+    /// sound's energy.
+    #[inline]
+    pub(crate) fn shaped(&self, through: [f32; 4]) -> Bands {
+        Bands([
+            self.0[0] * through[0],
+            self.0[1] * through[1],
+            self.0[2] * through[2],
+            self.0[3] * through[3],
+        ])
+    }
+
     /// The spread of interleaved `samples` (`channels` per frame) at
     /// `rate`.
     pub(crate) fn measure(samples: &[f32], channels: usize, rate: u32) -> Bands {

@@ -19,8 +19,8 @@ use crate::control::game_state::GameState;
 use crate::control::Controller;
 use crate::error::PlayError;
 use crate::protocol::{Command, VoiceHandle, NO_EMITTER};
-use crate::space::positions::{EmitterTable, Positions};
-use crate::space::{valid_vector, Emitter, Listener, ValidEmitter};
+use crate::space::positions::{EmitterTable, Positions, OCCLUSION, ORIENTATION};
+use crate::space::{valid_direction, valid_vector, Emitter, Listener, Occlusion, ValidEmitter};
 
 /// The game side of the emitter table: the cells free to give to a new
 /// positioned play, and the queue on which the audio side gives them back.
@@ -108,7 +108,9 @@ impl Controller {
     ) -> Result<u32, PlayError> {
         let space = &mut game.space;
         let cell = space.take().ok_or(PlayError::QueueFull)?;
-        space.positions.claim(cell, id, at.position, at.velocity);
+        space
+            .positions
+            .claim(cell, id, at.position, at.velocity, at.orientation);
         Ok(cell)
     }
 }
@@ -186,17 +188,100 @@ impl Controller {
         let Some(id) = voice.id_in(self.shared.engine) else {
             return Ok(());
         };
-        let positions = &self.shared.positions;
-        let cell = match voice.emitter() {
-            Some(cell) => cell,
+        if let Some(cell) = self.cell_of(voice, id) {
+            self.shared.positions.write(cell, id, position, velocity);
+        }
+        Ok(())
+    }
+
+    /// Turns a positioned play to face `orientation` (any length but 0),
+    /// for its [`crate::Cone`]: reached over the next block. As cheap as
+    /// [`Controller::set_position`] and by the same road (no command, no
+    /// lock with the handle `play` returned); for a play that is not
+    /// positioned, as for a stale or foreign handle, it does nothing.
+    /// Errors: [`PlayError::InvalidParameter`] for a NaN or infinite
+    /// component, [`PlayError::Invalid`] for the zero vector (nothing is
+    /// written); [`PlayError::EngineStopped`] once the audio side is gone.
+    ///
+    /// ```
+    /// use voicepool::{Cone, EngineSettings, OfflineEngine, PlayParams, Sound, Spatial};
+    /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let radio = Sound::from_samples(1, 48_000, vec![0.5; 48_000])?;
+    /// let cone = Cone { inner_deg: 90.0, outer_deg: 180.0, outer_gain: 0.1, outer_lowpass_hz: 1_000.0 };
+    /// let h = engine.play(&radio, PlayParams::default().looping(true)
+    ///     .position([0.0, 0.0, -2.0])
+    ///     .orientation([0.0, 0.0, -1.0]) // facing away: the listener is behind it
+    ///     .spatial(Spatial { cone: Some(cone), ..Spatial::default() }))?;
+    /// let behind = engine.render(4_800)[9_000].abs();
+    /// engine.set_orientation(h, [0.0, 0.0, 1.0])?; // turned to face the listener
+    /// let ahead = engine.render(4_800)[9_000].abs();
+    /// assert!(ahead > 5.0 * behind);
+    /// assert!(engine.set_orientation(h, [0.0; 3]).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_orientation(
+        &self,
+        voice: VoiceHandle,
+        orientation: impl Into<mint::Vector3<f32>>,
+    ) -> Result<(), PlayError> {
+        let orientation = valid_direction("orientation", orientation.into())?;
+        self.write_cell(voice, ORIENTATION, &orientation)
+    }
+
+    /// Sets what stands between a positioned play and the listener, as
+    /// the game's ray casts found it (see [`Occlusion`]):
+    /// [`Occlusion::NONE`] clears it. The gain and the low-pass glide
+    /// there over the next block; stealing and virtual voices hear the
+    /// result (an occluded voice is stolen before an equal clear one). By
+    /// the road of [`Controller::set_position`]: no command, so thousands
+    /// a frame are fine; for a play that is not positioned, as for a stale
+    /// or foreign handle, it does nothing. Errors: a NaN, infinite or
+    /// negative field is an error naming it, and nothing is written
+    /// (out-of-range values are clamped: see [`Occlusion`]);
+    /// [`PlayError::EngineStopped`] once the audio side is gone.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, Occlusion, OfflineEngine, PlayParams, Sound};
+    /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let hum = Sound::from_samples(1, 48_000, vec![0.5; 48_000])?;
+    /// let h = engine.play(&hum, PlayParams::default().looping(true).position([0.0, 0.0, -1.0]))?;
+    /// let clear = engine.render(960)[1_900].abs();
+    /// engine.set_occlusion(h, Occlusion { gain: 0.5, lowpass_hz: 20_000.0 })?; // a thin wall
+    /// engine.render(480); // glides over a block
+    /// let behind_wall = engine.render(480)[900].abs();
+    /// assert!((behind_wall / clear - 0.5).abs() < 1e-3);
+    /// assert!(engine.set_occlusion(h, Occlusion { gain: f32::NAN, lowpass_hz: 500.0 }).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_occlusion(&self, voice: VoiceHandle, occlusion: Occlusion) -> Result<(), PlayError> {
+        let o = occlusion.validate()?;
+        self.write_cell(voice, OCCLUSION, &[o.gain, o.lowpass_hz])
+    }
+
+    /// Writes `values` at `start` of `voice`'s cell (if it has one).
+    fn write_cell(&self, voice: VoiceHandle, start: usize, values: &[f32]) -> Result<(), PlayError> {
+        if self.shared.counters.mixer_gone() {
+            return Err(PlayError::EngineStopped);
+        }
+        let Some(id) = voice.id_in(self.shared.engine) else {
+            return Ok(());
+        };
+        if let Some(cell) = self.cell_of(voice, id) {
+            self.shared.positions.write_at(cell, id, start, values);
+        }
+        Ok(())
+    }
+
+    /// The cell of play `id` (`voice`'s), if it is positioned.
+    fn cell_of(&self, voice: VoiceHandle, id: u64) -> Option<u32> {
+        match voice.emitter() {
+            Some(cell) => Some(cell),
             // A handle made on the audio side (from an event): look its
             // play up.
             None => match self.lock().live.get(&id) {
-                Some(info) if info.emitter != NO_EMITTER => info.emitter,
-                _ => return Ok(()),
+                Some(info) if info.emitter != NO_EMITTER => Some(info.emitter),
+                _ => None,
             },
-        };
-        positions.write(cell, id, position, velocity);
-        Ok(())
+        }
     }
 }

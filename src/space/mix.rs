@@ -21,8 +21,10 @@ use ringbuf::traits::Producer;
 
 use crate::protocol::ValidParams;
 use crate::protocol::{MAX_PITCH, MIN_PITCH};
+use crate::render::direct::{band_power, DirectFilters};
 use crate::render::voice::Voice;
 use crate::space::positions::EmitterTable;
+use crate::space::direct::AirTable;
 use crate::space::{hear, length, sub, Emitter, ValidListener, Vec3, MAX_DOPPLER_SHIFT};
 use crate::voices::audibility::{Ahead, HORIZONS};
 use crate::voices::{Identity, NO_EMITTER};
@@ -56,6 +58,8 @@ pub(crate) struct Space {
     listener_jumped: bool,
     listener_moved_virtual: bool,
     speed: f32,
+    /// What the air does over each distance.
+    air: AirTable,
     /// Made with the engine (an `Option` only so that every lookup
     /// stays a checked one).
     table: Option<Box<EmitterTable>>,
@@ -72,6 +76,7 @@ impl Space {
             listener_jumped: false,
             listener_moved_virtual: false,
             speed,
+            air: AirTable::new(),
             table: Some(table),
             live: 0,
         }
@@ -106,21 +111,6 @@ impl Space {
         self.live
     }
 
-    /// The record at cell `e`, brought up to date with where the game
-    /// last put it (kept as it was while a writer is at the cell).
-    fn fresh(&mut self, e: u32) -> Option<&mut Emitter> {
-        let t = self.table.as_mut()?;
-        let x = t.records.get_mut(e as usize)?;
-        if t.positions.seq(e) != x.seq {
-            if let Some(r) = t.positions.read(e) {
-                x.at.position = r.position;
-                x.at.velocity = r.velocity;
-                x.seq = r.seq;
-            }
-        }
-        Some(x)
-    }
-
     /// Whether cell `e` was written since its record was read.
     fn moved(&self, e: u32) -> bool {
         let Some(t) = self.table.as_ref() else {
@@ -135,9 +125,15 @@ impl Space {
         self.table.as_ref()?.records.get(e as usize)
     }
 
-    /// A new positioned play: its cell, and `params` as heard. (A play
-    /// whose cell is unknown here sounds unpositioned rather than fail.)
-    pub(crate) fn admit(&mut self, params: &ValidParams) -> (u32, ValidParams) {
+    /// A new positioned play: its cell, and `params` as heard; its
+    /// low-pass in `filters` set at once. (A play whose cell is unknown
+    /// here sounds unpositioned rather than fail.)
+    pub(crate) fn admit(
+        &mut self,
+        params: &ValidParams,
+        filters: &mut DirectFilters,
+        out_rate: u32,
+    ) -> (u32, ValidParams) {
         let Some(at) = params.emitter else {
             return (NO_EMITTER, *params);
         };
@@ -153,16 +149,17 @@ impl Space {
             at,
             volume: params.volume,
             pitch: params.pitch,
-            heard: hear(&listener, &at, speed),
+            heard: hear(&listener, &at, speed, &self.air),
             // Never a cell's: whatever the game wrote since it sent the
             // play is read now.
             seq: 1,
             fade_rest: 0,
         };
-        let Some(x) = self.fresh(at.cell) else {
+        let Some(x) = self.table.as_deref_mut().and_then(|t| fresh(t, at.cell)) else {
             return (NO_EMITTER, *params);
         };
-        x.heard = hear(&listener, &x.at, speed);
+        x.heard = hear(&listener, &x.at, speed, &self.air);
+        filters.head_for(at.cell, x.heard.cutoff, out_rate, true);
         let (volume, pan, pitch) = x.applied();
         self.live += 1;
         (
@@ -224,8 +221,9 @@ impl Space {
         let Some(x) = self.record(e) else {
             return Ahead::STILL;
         };
+        let bands = band_power(x.heard.cutoff);
         if x.at.velocity == [0.0; 3] && self.listener.velocity == [0.0; 3] {
-            return Ahead::STILL;
+            return Ahead([1.0; 3], 0.0, bands);
         }
         let now = x.heard.gain.max(LEAST_GAIN);
         // Silent now: counted from the floor (its gains are 0).
@@ -243,11 +241,11 @@ impl Space {
                 moved(at.position, at.velocity),
                 moved(l.position, l.velocity),
             ));
-            let g = at.spatial.gain(d).max(LEAST_GAIN) / now;
+            let g = (at.spatial.gain(d) * x.heard.direct).max(LEAST_GAIN) / now;
             // (At most 1e14: from the least gain to full.)
             g * g
         });
-        Ahead(factors, floor)
+        Ahead(factors, floor, bands)
     }
 
     /// The power factor between how cell `e`'s play would be heard from
@@ -258,29 +256,45 @@ impl Space {
     pub(crate) fn regain(&self, e: u32) -> Option<f32> {
         let x = self.record(e)?;
         let d = length(sub(x.at.position, self.listener.position));
-        let g = x.at.spatial.gain(d).max(LEAST_GAIN) / x.heard.gain.max(LEAST_GAIN);
+        let g = (x.at.spatial.gain(d) * x.heard.direct).max(LEAST_GAIN)
+            / x.heard.gain.max(LEAST_GAIN);
         Some(g * g)
     }
 
     /// Hears cell `e`'s play where the game last put it and applies it
-    /// to `voice`, its gains, pan and pitch reached over `ramp` frames.
-    pub(crate) fn apply(&mut self, e: u32, voice: &mut Voice, ramp: u32, out_rate: u32) {
-        self.follow(e, voice, ramp, out_rate, true);
+    /// to `voice` (and its low-pass in `filters`), its gains, pan, pitch
+    /// and cutoff reached over `ramp` frames (0: at once).
+    pub(crate) fn apply(
+        &mut self,
+        e: u32,
+        (voice, filters): (&mut Voice, &mut DirectFilters),
+        ramp: u32,
+        out_rate: u32,
+    ) {
+        self.follow(e, (voice, filters), ramp, out_rate, true);
     }
 
     /// As [`Space::apply`], only if the game moved the play since it was
     /// last read (or `always`).
-    fn follow(&mut self, e: u32, voice: &mut Voice, ramp: u32, out_rate: u32, always: bool) {
+    fn follow(
+        &mut self,
+        e: u32,
+        (voice, filters): (&mut Voice, &mut DirectFilters),
+        ramp: u32,
+        out_rate: u32,
+        always: bool,
+    ) {
         let (listener, speed) = (self.listener, self.speed);
         self.settle(e, voice);
         if !always && !self.moved(e) {
             return;
         }
-        let Some(x) = self.fresh(e) else {
+        let Some(x) = self.table.as_deref_mut().and_then(|t| fresh(t, e)) else {
             return;
         };
         let was = x.heard.gain;
-        x.heard = hear(&listener, &x.at, speed);
+        x.heard = hear(&listener, &x.at, speed, &self.air);
+        filters.head_for(e, x.heard.cutoff, out_rate, ramp == 0);
         let (_, pan, pitch) = x.applied();
         let (fade_to, gain) = (x.volume, x.heard.gain);
         x.fade_rest =
@@ -316,6 +330,22 @@ impl Space {
     }
 }
 
+/// The record at cell `e`, brought up to date with where the game last
+/// put it (kept as it was while a writer is at the cell).
+fn fresh(t: &mut EmitterTable, e: u32) -> Option<&mut Emitter> {
+    let x = t.records.get_mut(e as usize)?;
+    if t.positions.seq(e) != x.seq {
+        if let Some(r) = t.positions.read(e) {
+            x.at.position = r.position;
+            x.at.velocity = r.velocity;
+            x.at.orientation = r.orientation;
+            x.at.occlusion = r.occlusion;
+            x.seq = r.seq;
+        }
+    }
+    Some(x)
+}
+
 impl Space {
     /// Where voice `who` will be, for ranking it.
     pub(crate) fn ahead_of(&self, who: &Identity) -> Ahead {
@@ -345,20 +375,25 @@ impl Mixer {
             return;
         }
         let ramp = frames as u32;
-        let (space, out_rate) = (&mut self.space, self.out_rate);
+        let (space, out_rate, filters) = (&mut self.space, self.out_rate, &mut self.direct);
         let all = std::mem::take(&mut space.listener_moved);
         self.pool.each_live(|who, v| {
             if who.emitter != NO_EMITTER {
-                space.follow(who.emitter, v, ramp, out_rate, all);
+                space.follow(who.emitter, (v, filters), ramp, out_rate, all);
             }
         });
     }
 
     /// A virtual voice about to be ranked or brought back: heard as it is
     /// now (its gains set at once: it is silent).
-    pub(crate) fn hear_virtual(space: &mut Space, who: &Identity, v: &mut Voice, out_rate: u32) {
+    pub(crate) fn hear_virtual(
+        (space, filters): (&mut Space, &mut DirectFilters),
+        who: &Identity,
+        v: &mut Voice,
+        out_rate: u32,
+    ) {
         if who.emitter != NO_EMITTER {
-            space.apply(who.emitter, v, 0, out_rate);
+            space.apply(who.emitter, (v, filters), 0, out_rate);
         }
     }
 }

@@ -24,7 +24,7 @@ use std::sync::Arc;
 
 use ringbuf::HeapProd;
 
-use crate::protocol::space::Vec3;
+use crate::protocol::space::{ValidOcclusion, Vec3};
 use crate::space::Emitter;
 
 /// What the audio side gets with the first positioned play: the shared
@@ -44,9 +44,17 @@ struct Cell {
     seq: AtomicU32,
     /// The id of the play that owns the cell (0: none yet).
     owner: AtomicU64,
-    /// Position then velocity, as `f32` bits.
-    at: [AtomicU32; 6],
+    /// Position, velocity, orientation, then the occlusion's gain and
+    /// cutoff, as `f32` bits.
+    at: [AtomicU32; FIELDS],
 }
+
+/// The `f32`s a cell holds.
+const FIELDS: usize = 11;
+/// Where each part starts in a cell.
+pub(crate) const POSITION: usize = 0;
+pub(crate) const ORIENTATION: usize = 6;
+pub(crate) const OCCLUSION: usize = 9;
 
 /// A position and velocity as read, with the sequence they were read at.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -54,6 +62,8 @@ pub(crate) struct Read {
     pub(crate) seq: u32,
     pub(crate) position: Vec3,
     pub(crate) velocity: Vec3,
+    pub(crate) orientation: Vec3,
+    pub(crate) occlusion: ValidOcclusion,
 }
 
 /// The table of cells, allocated whole when the first positioned play is
@@ -85,12 +95,16 @@ impl Positions {
     }
 
     /// Game side: cell `i` now belongs to play `owner`, at `position`
-    /// moving at `velocity`.
-    pub(crate) fn claim(&self, i: u32, owner: u64, position: Vec3, velocity: Vec3) {
+    /// moving at `velocity`, facing `orientation`, not occluded.
+    pub(crate) fn claim(&self, i: u32, owner: u64, position: Vec3, velocity: Vec3, orientation: Vec3) {
         if let Some(cell) = self.cells.get(i as usize) {
             let seq = cell.lock();
             cell.owner.store(owner, Ordering::Relaxed);
-            cell.put(position, velocity);
+            let none = ValidOcclusion::NONE;
+            cell.put(POSITION, &position);
+            cell.put(POSITION + 3, &velocity);
+            cell.put(ORIENTATION, &orientation);
+            cell.put(OCCLUSION, &[none.gain, none.lowpass_hz]);
             cell.seq.store(seq.wrapping_add(2), Ordering::Release);
         }
     }
@@ -99,12 +113,21 @@ impl Positions {
     /// at `velocity`. Does nothing if the cell is not the play's (a stale
     /// handle: its cell went to another play, or to none yet).
     pub(crate) fn write(&self, i: u32, owner: u64, position: Vec3, velocity: Vec3) {
+        let mut both = [0.0; 6];
+        both[..3].copy_from_slice(&position);
+        both[3..].copy_from_slice(&velocity);
+        self.write_at(i, owner, POSITION, &both);
+    }
+
+    /// Game side: as [`Positions::write`], for the `values` from field
+    /// `start` on (`ORIENTATION`, `OCCLUSION`).
+    pub(crate) fn write_at(&self, i: u32, owner: u64, start: usize, values: &[f32]) {
         let Some(cell) = self.cells.get(i as usize) else {
             return;
         };
         let seq = cell.lock();
         if cell.owner.load(Ordering::Relaxed) == owner {
-            cell.put(position, velocity);
+            cell.put(start, values);
             cell.seq.store(seq.wrapping_add(2), Ordering::Release);
         } else {
             // Nothing written: the sequence a reader saw still holds.
@@ -131,6 +154,11 @@ impl Positions {
             seq,
             position: [f(0), f(1), f(2)],
             velocity: [f(3), f(4), f(5)],
+            orientation: [f(6), f(7), f(8)],
+            occlusion: ValidOcclusion {
+                gain: f(9),
+                lowpass_hz: f(10),
+            },
         };
         fence(Ordering::Acquire);
         (cell.seq.load(Ordering::Relaxed) == seq).then_some(read)
@@ -157,9 +185,10 @@ impl Cell {
         }
     }
 
-    fn put(&self, position: Vec3, velocity: Vec3) {
-        for (k, x) in position.iter().chain(&velocity).enumerate() {
-            self.at[k].store(x.to_bits(), Ordering::Relaxed);
+    /// Stores `values` from field `start` on (as far as the cell goes).
+    fn put(&self, start: usize, values: &[f32]) {
+        for (a, x) in self.at.iter().skip(start).zip(values) {
+            a.store(x.to_bits(), Ordering::Relaxed);
         }
     }
 }
@@ -171,7 +200,7 @@ mod tests {
     #[test]
     fn a_write_is_read_whole_and_a_stale_owner_writes_nothing() {
         let t = Positions::new(4);
-        t.claim(2, 7, [1.0, 2.0, 3.0], [4.0, 5.0, 6.0]);
+        t.claim(2, 7, [1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [0.0, 0.0, -1.0]);
         let first = t.read(2).expect("stable");
         assert_eq!(first.position, [1.0, 2.0, 3.0]);
         assert_eq!(first.velocity, [4.0, 5.0, 6.0]);
@@ -190,7 +219,7 @@ mod tests {
     fn a_reader_never_sees_half_a_write() {
         // Writers keep all six components equal; a torn read would not.
         let t = Arc::new(Positions::new(1));
-        t.claim(0, 1, [0.0; 3], [0.0; 3]);
+        t.claim(0, 1, [0.0; 3], [0.0; 3], [0.0; 3]);
         let writers: Vec<_> = (0..2)
             .map(|w| {
                 let t = Arc::clone(&t);

@@ -57,15 +57,17 @@ pub(crate) struct Playback {
 }
 
 /// Per horizon of [`HORIZONS`], a factor on a positioned voice's power
-/// gain for where it will be then against where it is now; and the least
+/// gain for where it will be then against where it is now; the least
 /// power gain to count it at now (a voice silent by distance gets its
-/// level from a -140 dB floor, for the factors to scale: 0 otherwise).
+/// level from a -140 dB floor, for the factors to scale: 0 otherwise);
+/// and what its own low-pass (cone, occlusion, air) lets through of each
+/// of the sound's bands (`sound::bands`), as power.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Ahead(pub(crate) [f32; 3], pub(crate) f32);
+pub(crate) struct Ahead(pub(crate) [f32; 3], pub(crate) f32, pub(crate) [f32; 4]);
 
 impl Ahead {
-    /// Staying where it is (or not positioned).
-    pub(crate) const STILL: Ahead = Ahead([1.0; 3], 0.0);
+    /// Staying where it is, unfiltered (or not positioned).
+    pub(crate) const STILL: Ahead = Ahead([1.0; 3], 0.0, [1.0; 4]);
 }
 
 /// The horizons in output frames at one output rate.

@@ -46,6 +46,7 @@ pub const MAX_MASTER_VOLUME: f32 = 16.0;
 /// | group, bus | a handle of this engine | another engine's: [`PlayError::ForeignHandle`] | cannot be |
 /// | fade durations (`fade_volume`, `stop_with_fade`, bus fades) | up to [`MAX_FADE_SECONDS`] | clamped | cannot be |
 /// | position, velocity | any finite metres (per second) | - | rejected |
+/// | orientation | any finite vector but zero (normalised) | zero: rejected | rejected |
 /// | spatial | see [`crate::Spatial`] | see there | rejected |
 /// | bus volume | `0.0..=`[`MAX_VOLUME`] | clamped | rejected |
 /// | master volume | `0.0..=`[`MAX_MASTER_VOLUME`] | clamped | rejected |
@@ -80,6 +81,7 @@ pub struct PlayParams {
     start_at: u64,
     position: Option<mint::Vector3<f32>>,
     velocity: mint::Vector3<f32>,
+    orientation: mint::Vector3<f32>,
     spatial: Spatial,
 }
 
@@ -100,6 +102,7 @@ impl Default for PlayParams {
             start_at: 0,
             position: None,
             velocity: [0.0; 3].into(),
+            orientation: [0.0, 0.0, -1.0].into(),
             spatial: Spatial::default(),
         }
     }
@@ -415,8 +418,29 @@ impl PlayParams {
         self
     }
 
-    /// How a positioned play is heard: its distance model and doppler
-    /// factor. Ignored unless [`PlayParams::position`] is given.
+    /// The way a positioned play faces (any length but 0), for its
+    /// [`crate::Cone`]; the default is -Z. Turn it with
+    /// [`crate::Controller::set_orientation`]. Ignored unless
+    /// [`PlayParams::position`] is given; a NaN, infinite or zero vector is
+    /// an error of `play`.
+    ///
+    /// ```
+    /// use voicepool::{Cone, PlayParams, Spatial};
+    /// let cone = Cone { inner_deg: 60.0, outer_deg: 180.0, outer_gain: 0.3, outer_lowpass_hz: 2_000.0 };
+    /// let radio = PlayParams::default()
+    ///     .position([5.0, 0.0, 0.0])
+    ///     .orientation([-1.0, 0.0, 0.0]) // facing the origin
+    ///     .spatial(Spatial { cone: Some(cone), ..Spatial::default() });
+    /// # let _ = radio;
+    /// ```
+    pub fn orientation(mut self, orientation: impl Into<mint::Vector3<f32>>) -> Self {
+        self.orientation = orientation.into();
+        self
+    }
+
+    /// How a positioned play is heard: its distance model, doppler
+    /// factor, cone and air absorption. Ignored unless
+    /// [`PlayParams::position`] is given.
     ///
     /// ```
     /// use voicepool::{DistanceModel, PlayParams, Spatial};

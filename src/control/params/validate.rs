@@ -44,6 +44,8 @@ impl PlayParams {
                     position: valid_vector("position", position)?,
                     velocity: valid_vector("velocity", self.velocity)?,
                     spatial: self.spatial.validate()?,
+                    orientation: crate::space::valid_direction("orientation", self.orientation)?,
+                    occlusion: crate::protocol::space::ValidOcclusion::NONE,
                     cell: crate::protocol::NO_EMITTER,
                 }),
                 None => None,

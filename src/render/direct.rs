@@ -1,0 +1,226 @@
+//! [`DirectFilters`]: each positioned play's own low-pass, for what its
+//! cone, occlusion and the air take from its direct sound. A two-pole
+//! state-variable filter (topology-preserving, Butterworth: -3 dB at the
+//! cutoff, 12 dB per octave above), one per cell of the emitter table,
+//! kept outside the voice's 64-byte line; a cutoff change glides over the
+//! next render in steps of 16 frames.
+//!
+//! Real-time contract: the filters are allocated with the engine (one per
+//! emitter cell) and never grow; running one is a few multiplies a frame
+//! and allocates, locks and panics on nothing. A play whose cutoff is
+//! open ([`OPEN_HZ`]) runs no filter at all.
+
+use crate::protocol::space::OPEN_HZ;
+use crate::sound::bands::BAND_HZ;
+
+/// Frames per step of a cutoff glide.
+const GLIDE_STEP: usize = 16;
+/// Butterworth damping (1 / Q, Q = 1/√2).
+const K: f32 = std::f32::consts::SQRT_2;
+
+/// One play's filter: its state per output channel, and its cutoff as a
+/// warped coefficient `g = tan(π f / rate)`, now and where it heads.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct DirectFilter {
+    s1: [f32; 2],
+    s2: [f32; 2],
+    g: f32,
+    to: f32,
+    /// Filtering (else the voice's output passes untouched).
+    on: bool,
+    /// The cutoff it heads for is open: once reached, it stops filtering.
+    to_open: bool,
+}
+
+impl DirectFilter {
+    /// No filter.
+    pub(crate) const OFF: DirectFilter = DirectFilter {
+        s1: [0.0; 2],
+        s2: [0.0; 2],
+        g: 0.0,
+        to: 0.0,
+        on: false,
+        to_open: true,
+    };
+
+    /// Whether it filters.
+    #[inline]
+    pub(crate) fn is_on(&self) -> bool {
+        self.on
+    }
+
+    /// Heads for cutoff `hz` over the next render (at once if `now`: a
+    /// voice starting, or coming back from the virtual pool).
+    pub(crate) fn head_for(&mut self, hz: f32, rate: u32, now: bool) {
+        let open = hz >= OPEN_HZ;
+        if now || !self.on {
+            if open {
+                *self = DirectFilter::OFF;
+                return;
+            }
+            let from = if now { hz } else { OPEN_HZ };
+            *self = DirectFilter {
+                g: warp(from, rate),
+                to: warp(hz, rate),
+                on: true,
+                to_open: false,
+                ..DirectFilter::OFF
+            };
+            return;
+        }
+        self.to = warp(hz.min(OPEN_HZ), rate);
+        self.to_open = open;
+    }
+
+    /// Filters the planar pair `l`, `r` in place, gliding to the cutoff it
+    /// heads for over them.
+    pub(crate) fn process(&mut self, l: &mut [f32], r: &mut [f32]) {
+        let frames = l.len().min(r.len());
+        let steps = frames.div_ceil(GLIDE_STEP).max(1);
+        let (g0, dg) = (self.g, (self.to - self.g) / steps as f32);
+        let (mut s1, mut s2) = (self.s1, self.s2);
+        for (k, (l, r)) in l[..frames]
+            .chunks_mut(GLIDE_STEP)
+            .zip(r[..frames].chunks_mut(GLIDE_STEP))
+            .enumerate()
+        {
+            let g = if dg == 0.0 {
+                g0
+            } else {
+                g0 + dg * (k + 1) as f32
+            };
+            let a1 = 1.0 / (1.0 + g * (g + K));
+            let (a2, a3) = (g * a1, g * g * a1);
+            for (x, y) in l.iter_mut().zip(r.iter_mut()) {
+                let input = [*x, *y];
+                let mut out = [0.0; 2];
+                for c in 0..2 {
+                    let v3 = input[c] - s2[c];
+                    let v1 = a1 * s1[c] + a2 * v3;
+                    let v2 = s2[c] + a2 * s1[c] + a3 * v3;
+                    s1[c] = 2.0 * v1 - s1[c];
+                    s2[c] = 2.0 * v2 - s2[c];
+                    out[c] = v2;
+                }
+                *x = out[0];
+                *y = out[1];
+            }
+        }
+        self.g = self.to;
+        // Decayed to nothing: no denormals left to crawl through; a state
+        // gone bad (it cannot, from finite input) is cleared.
+        let settle = |v: f32| if v.is_finite() && v.abs() > 1e-20 { v } else { 0.0 };
+        self.s1 = s1.map(settle);
+        self.s2 = s2.map(settle);
+        if self.to_open {
+            *self = DirectFilter::OFF;
+        }
+    }
+}
+
+/// `tan(π hz / rate)`, the cutoff kept below 0.45 of the rate.
+fn warp(hz: f32, rate: u32) -> f32 {
+    let rate = rate.max(1) as f32;
+    (std::f32::consts::PI * hz.clamp(1.0, 0.45 * rate) / rate).tan()
+}
+
+/// What a low-pass at `hz` lets through of each of the sound bands
+/// ([`BAND_HZ`]), as power: what stealing hears of it.
+pub(crate) fn band_power(hz: f32) -> [f32; 4] {
+    if hz >= OPEN_HZ {
+        return [1.0; 4];
+    }
+    BAND_HZ.map(|f| {
+        let x = f / hz.max(1.0);
+        1.0 / (1.0 + x * x * x * x)
+    })
+}
+
+/// Every emitter cell's filter, made with the engine.
+pub(crate) struct DirectFilters {
+    filters: Box<[DirectFilter]>,
+}
+
+impl DirectFilters {
+    /// One filter per cell, all off.
+    pub(crate) fn new(cells: usize) -> DirectFilters {
+        DirectFilters {
+            filters: vec![DirectFilter::OFF; cells].into_boxed_slice(),
+        }
+    }
+
+    pub(crate) fn memory_bytes(&self) -> usize {
+        std::mem::size_of_val(&*self.filters)
+    }
+
+    /// Whether cell `e`'s filter is on.
+    #[inline]
+    pub(crate) fn is_on(&self, e: u32) -> bool {
+        self.filters.get(e as usize).is_some_and(|f| f.on)
+    }
+
+    /// Cell `e`'s filter, if it is on.
+    #[inline]
+    pub(crate) fn active(&mut self, e: u32) -> Option<&mut DirectFilter> {
+        self.filters.get_mut(e as usize).filter(|f| f.on)
+    }
+
+    /// Cell `e`'s filter heads for `hz` (see [`DirectFilter::head_for`]).
+    pub(crate) fn head_for(&mut self, e: u32, hz: f32, rate: u32, now: bool) {
+        if let Some(f) = self.filters.get_mut(e as usize) {
+            f.head_for(hz, rate, now);
+        }
+    }
+
+    /// A copy of cell `e`'s filter, for the voice's fade-out tail.
+    pub(crate) fn get(&self, e: u32) -> DirectFilter {
+        self.filters
+            .get(e as usize)
+            .copied()
+            .unwrap_or(DirectFilter::OFF)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The gain, in dB, of a steady sine at `hz` through a filter at
+    /// `cutoff`, at 48 kHz.
+    fn gain_db(cutoff: f32, hz: f32) -> f64 {
+        let mut f = DirectFilter::OFF;
+        f.head_for(cutoff, 48_000, true);
+        let n = 48_000;
+        let x: Vec<f32> = (0..n)
+            .map(|i| (i as f32 * hz * std::f32::consts::TAU / 48_000.0).sin())
+            .collect();
+        let (mut l, mut r) = (x.clone(), x.clone());
+        f.process(&mut l, &mut r);
+        let p = |v: &[f32]| v[n / 2..].iter().map(|s| f64::from(*s).powi(2)).sum::<f64>();
+        10.0 * (p(&l) / p(&x[..])).log10()
+    }
+
+    #[test]
+    fn it_is_a_butterworth_low_pass() {
+        // -3 dB at the cutoff, nothing well below, 12 dB an octave above.
+        assert!((gain_db(1_000.0, 1_000.0) + 3.01).abs() < 0.1);
+        assert!(gain_db(1_000.0, 100.0).abs() < 0.05);
+        let octave = gain_db(1_000.0, 4_000.0) - gain_db(1_000.0, 8_000.0);
+        assert!((octave - 12.0).abs() < 1.5, "{octave}");
+    }
+
+    #[test]
+    fn an_open_cutoff_turns_it_off_after_the_glide() {
+        let mut f = DirectFilter::OFF;
+        f.head_for(500.0, 48_000, false);
+        assert!(f.is_on());
+        let (mut l, mut r) = (vec![1.0; 256], vec![1.0; 256]);
+        f.process(&mut l, &mut r);
+        f.head_for(OPEN_HZ, 48_000, false);
+        assert!(f.is_on());
+        f.process(&mut l, &mut r);
+        assert_eq!(f, DirectFilter::OFF);
+        assert_eq!(band_power(OPEN_HZ), [1.0; 4]);
+        assert!(band_power(500.0)[3] < 1e-4 && band_power(500.0)[0] > 0.9);
+    }
+}
