@@ -83,6 +83,8 @@ fn bench_workload(c: &mut Criterion, name: &str, rate: u32, voices: &[usize], po
             Workload::shaped(n, rate)
         } else if name == "w_flat_tree" {
             Workload::flat_tree(n, rate)
+        } else if name == "w_muffled" {
+            Workload::muffled(n, rate)
         } else if name == "w_positioned_still" {
             Workload::positioned_still(n, rate)
         } else {
@@ -106,6 +108,8 @@ fn workload_w(c: &mut Criterion) {
 fn positioned(c: &mut Criterion) {
     bench_workload(c, "w_positioned", 44_100, &[256], false);
     bench_workload(c, "w_positioned_still", 44_100, &[256], false);
+    // Every voice with a cone, air and an occlusion: its own low-pass.
+    bench_workload(c, "w_muffled", 44_100, &[256], false);
     // 64 real voices and 10,000 virtual emitters, the listener walking.
     let mut g = c.benchmark_group("virtual_emitters");
     let mut w = Workload::virtual_emitters(64, 44_100, 10_000);

@@ -26,7 +26,10 @@ const LAYERS: &[(&str, &[&str])] = &[
         ],
     ),
     ("protocol", &["protocol/"]),
-    ("feature types", &["space/mod.rs", "bus/mod.rs"]),
+    (
+        "feature types",
+        &["space/mod.rs", "space/direct.rs", "bus/mod.rs"],
+    ),
     (
         "audio",
         &[

@@ -120,10 +120,24 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
                     0
                 });
             // A third of them positioned (some moving, some virtual).
+            // Some with a cone, air and an orientation (their own
+            // low-pass).
             let p = if (i + j) % 3 == 0 {
                 let x = ((i * 13 + j) % 41) as f32 - 20.0;
+                let spatial = voicepool::Spatial {
+                    cone: (j % 2 == 0).then_some(voicepool::Cone {
+                        inner_deg: 60.0,
+                        outer_deg: 200.0,
+                        outer_gain: 0.3,
+                        outer_lowpass_hz: 800.0,
+                    }),
+                    air_absorption: (j % 3) as f32 * 20.0,
+                    ..Default::default()
+                };
                 p.position([x, 0.0, -3.0])
                     .velocity([0.0, 0.0, (j % 3) as f32 * 20.0])
+                    .orientation([1.0, 0.0, (j % 5) as f32 - 2.0])
+                    .spatial(spatial)
             } else {
                 p
             };
@@ -157,8 +171,18 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
             velocity: [3.0, 0.0, 0.0].into(),
             ..Default::default()
         });
-        for &h in handles.iter().rev().take(12) {
+        for (k, &h) in handles.iter().rev().take(12).enumerate() {
             let _ = engine.set_position(h, [t.cos() * 15.0, 1.0, -4.0], [5.0, 0.0, 0.0]);
+            // Turned, and occluded or cleared, every block.
+            let _ = engine.set_orientation(h, [t.cos(), 0.0, t.sin()]);
+            let occlusion = match (i + k) % 3 {
+                0 => voicepool::Occlusion::NONE,
+                n => voicepool::Occlusion {
+                    gain: 0.3 * n as f32,
+                    lowpass_hz: 300.0 * n as f32,
+                },
+            };
+            let _ = engine.set_occlusion(h, occlusion);
         }
         if let Some(&h) = handles.get(i * 3 % handles.len().max(1)) {
             let _ = engine.set_volume(h, 0.7);

@@ -105,12 +105,23 @@ fn offline_engine_churn_in_realtime_context() {
                     .virtualize(j % 2 == 1)
                     .start_at(if j % 3 == 2 { e.clock() + 700 } else { 0 });
                 // Some positioned, moving, and virtual.
+                // Some with a cone, air and an orientation (their own
+                // low-pass).
                 let p = if j % 3 == 0 {
-                    p.position([(i % 30) as f32 - 15.0, 0.0, -2.0]).velocity([
-                        0.0,
-                        0.0,
-                        (j % 4) as f32 * 30.0,
-                    ])
+                    let spatial = voicepool::Spatial {
+                        cone: (j % 2 == 0).then_some(voicepool::Cone {
+                            inner_deg: 90.0,
+                            outer_deg: 270.0,
+                            outer_gain: 0.2,
+                            outer_lowpass_hz: 600.0,
+                        }),
+                        air_absorption: (i % 4) as f32 * 10.0,
+                        ..Default::default()
+                    };
+                    p.position([(i % 30) as f32 - 15.0, 0.0, -2.0])
+                        .velocity([0.0, 0.0, (j % 4) as f32 * 30.0])
+                        .orientation([0.0, 0.0, 1.0])
+                        .spatial(spatial)
                 } else {
                     p
                 };
@@ -137,8 +148,19 @@ fn offline_engine_churn_in_realtime_context() {
                 forward: [t.cos(), 0.0, t.sin()].into(),
                 ..Default::default()
             });
-            for &h in handles.iter().rev().take(8) {
+            for (k, &h) in handles.iter().rev().take(8).enumerate() {
                 let _ = e.set_position(h, [t.cos() * 8.0, 0.0, -1.0], [0.0, 0.0, 40.0]);
+                // Turned, and occluded or cleared, every block.
+                let _ = e.set_orientation(h, [t.sin(), 0.0, t.cos()]);
+                let occlusion = if (i + k) % 2 == 0 {
+                    voicepool::Occlusion::NONE
+                } else {
+                    voicepool::Occlusion {
+                        gain: 0.5,
+                        lowpass_hz: 700.0,
+                    }
+                };
+                let _ = e.set_occlusion(h, occlusion);
             }
             if let Some(&h) = handles.get(i % handles.len().max(1)) {
                 let _ = e.set_volume(h, 0.3);

@@ -57,6 +57,7 @@ fn each_distance_model_follows_its_formula() {
                 max_distance: max as f32,
                 rolloff: rolloff as f32,
                 doppler: 1.0,
+                ..Spatial::default()
             };
             // Straight ahead: centred, as the reference.
             let params = PlayParams::default()

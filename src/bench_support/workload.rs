@@ -16,6 +16,8 @@ pub struct Workload {
     tick: u32,
     /// Every voice is positioned, and moved every block.
     moving: bool,
+    /// Every voice is turned every block (muffled workload).
+    turning: bool,
     /// Where each voice starts and how it moves (positioned workloads).
     spots: Vec<([f32; 3], [f32; 3])>,
     /// The listener walks a little every block.
@@ -175,6 +177,24 @@ impl Workload {
         w
     }
 
+    /// As [`Workload::positioned`], every voice also with a cone (turned
+    /// every block), air absorption and an occlusion: every voice runs its
+    /// own low-pass.
+    pub fn muffled(voices: usize, rate: u32) -> Workload {
+        let mut w = Workload::build(voices, rate, false, 0, Sounds::Muffled);
+        w.moving = true;
+        w.turning = true;
+        for (i, &h) in w.handles.iter().enumerate() {
+            let occlusion = crate::Occlusion {
+                gain: 0.5 + 0.5 * ((i % 5) as f32 / 4.0),
+                lowpass_hz: 1_000.0 + 400.0 * (i % 11) as f32,
+            };
+            w.engine.set_occlusion(h, occlusion).expect("valid");
+        }
+        w.engine.render(BLOCK);
+        w
+    }
+
     /// As [`Workload::positioned`], the voices never moved after they
     /// start: what a positioned voice costs the audio side by itself.
     pub fn positioned_still(voices: usize, rate: u32) -> Workload {
@@ -210,7 +230,7 @@ impl Workload {
             })
             .collect();
         let sounds = match kind {
-            Sounds::Mono | Sounds::Positioned => sine_sounds(rate),
+            Sounds::Mono | Sounds::Positioned | Sounds::Muffled => sine_sounds(rate),
             Sounds::Stereo => stereo_sine_sounds(rate),
             Sounds::Distinct => distinct_sounds(voices, rate),
         };
@@ -232,6 +252,20 @@ impl Workload {
                     Sounds::Positioned => {
                         let (at, v) = spot(i);
                         p.position(at).velocity(v)
+                    }
+                    Sounds::Muffled => {
+                        let (at, v) = spot(i);
+                        let cone = crate::Cone {
+                            inner_deg: 90.0,
+                            outer_deg: 240.0,
+                            outer_gain: 0.5,
+                            outer_lowpass_hz: 2_000.0,
+                        };
+                        p.position(at).velocity(v).spatial(crate::Spatial {
+                            cone: Some(cone),
+                            air_absorption: 1.0,
+                            ..Default::default()
+                        })
                     }
                     _ => p,
                 };
@@ -273,6 +307,7 @@ impl Workload {
             next: 0,
             tick: 0,
             moving: false,
+            turning: false,
             spots: (0..voices).map(spot).collect(),
             walking: false,
         }
@@ -298,6 +333,12 @@ impl Workload {
                 let _ = self.engine.set_position(h, at, v);
             }
         }
+        if self.turning {
+            let a = self.tick as f32 * 0.05;
+            for &h in &self.handles {
+                let _ = self.engine.set_orientation(h, [a.cos(), 0.0, a.sin()]);
+            }
+        }
         if self.walking {
             let x = (self.tick % 10_000) as f32 * 0.02 - 100.0;
             let _ = self.engine.set_listener(crate::Listener {
@@ -321,4 +362,6 @@ enum Sounds {
     Distinct,
     /// Eight mono sines, every voice positioned.
     Positioned,
+    /// As `Positioned`, with a cone and air absorption.
+    Muffled,
 }

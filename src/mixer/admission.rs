@@ -141,7 +141,8 @@ impl Mixer {
             let keep = voice.fork();
             if sounded {
                 voice.stop(self.steal_fade);
-                self.tails.push(voice, old.who.send, self.direct.get(old.who.emitter));
+                self.tails
+                    .push(voice, old.who.send, self.direct.get(old.who.emitter));
             }
             if self.park(old.who, keep, old.order, by).is_ok() {
                 self.virtualized(victim);
@@ -149,7 +150,8 @@ impl Mixer {
             }
         } else if sounded {
             voice.stop(self.steal_fade);
-            self.tails.push(voice, old.who.send, self.direct.get(old.who.emitter));
+            self.tails
+                .push(voice, old.who.send, self.direct.get(old.who.emitter));
         }
         self.space.release(old.who.emitter);
         Counters::bump(&self.counters.steals);

@@ -92,7 +92,8 @@ impl Mixer {
             let keep = voice.fork();
             if sounded {
                 voice.stop(self.steal_fade);
-                self.tails.push(voice, who.send, self.direct.get(who.emitter));
+                self.tails
+                    .push(voice, who.send, self.direct.get(who.emitter));
             }
             if self.park(who, keep, order, handle).is_ok() {
                 self.virtualized(handle);
@@ -100,7 +101,8 @@ impl Mixer {
             }
         } else if sounded {
             voice.stop(self.steal_fade);
-            self.tails.push(voice, who.send, self.direct.get(who.emitter));
+            self.tails
+                .push(voice, who.send, self.direct.get(who.emitter));
         }
         self.space.release(who.emitter);
         Counters::bump(&self.counters.ended);

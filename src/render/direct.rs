@@ -109,7 +109,13 @@ impl DirectFilter {
         self.g = self.to;
         // Decayed to nothing: no denormals left to crawl through; a state
         // gone bad (it cannot, from finite input) is cleared.
-        let settle = |v: f32| if v.is_finite() && v.abs() > 1e-20 { v } else { 0.0 };
+        let settle = |v: f32| {
+            if v.is_finite() && v.abs() > 1e-20 {
+                v
+            } else {
+                0.0
+            }
+        };
         self.s1 = s1.map(settle);
         self.s2 = s2.map(settle);
         if self.to_open {
@@ -196,7 +202,12 @@ mod tests {
             .collect();
         let (mut l, mut r) = (x.clone(), x.clone());
         f.process(&mut l, &mut r);
-        let p = |v: &[f32]| v[n / 2..].iter().map(|s| f64::from(*s).powi(2)).sum::<f64>();
+        let p = |v: &[f32]| {
+            v[n / 2..]
+                .iter()
+                .map(|s| f64::from(*s).powi(2))
+                .sum::<f64>()
+        };
         10.0 * (p(&l) / p(&x[..])).log10()
     }
 

@@ -259,7 +259,12 @@ impl Controller {
     }
 
     /// Writes `values` at `start` of `voice`'s cell (if it has one).
-    fn write_cell(&self, voice: VoiceHandle, start: usize, values: &[f32]) -> Result<(), PlayError> {
+    fn write_cell(
+        &self,
+        voice: VoiceHandle,
+        start: usize,
+        values: &[f32],
+    ) -> Result<(), PlayError> {
         if self.shared.counters.mixer_gone() {
             return Err(PlayError::EngineStopped);
         }

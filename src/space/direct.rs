@@ -227,9 +227,13 @@ fn air_at(hz: f64, rh: f64) -> f64 {
 }
 
 /// Per metre of air path (times the play's air factor), the cutoff of the
-/// two-pole low-pass that loses what the air loses there: its 3 dB point
-/// is where the air takes 3 dB. Between the table's distances the cutoff
-/// is interpolated in log frequency over log distance.
+/// two-pole low-pass that best follows what the air takes: fitted so that
+/// the largest difference, over 20 Hz to 16 kHz where the air takes up to
+/// 12 dB, is least (within 0.6 dB at 5 m, 1.9 dB from 10 m to 400 m, 3.3
+/// dB beyond: far off, the air's loss is a shelf plus a slope that one
+/// low-pass cannot follow). Between the table's distances the cutoff is
+/// interpolated in log frequency over log distance. Made once per process
+/// (about a millisecond), on the game side.
 #[derive(Clone, Debug)]
 pub(crate) struct AirTable {
     /// At `2^(k / STEPS)` metres of air, the cutoff (Hz).
@@ -240,34 +244,62 @@ pub(crate) struct AirTable {
 const STEPS: f32 = 4.0;
 /// From 1 m to 2^(AIR_POINTS / STEPS) m (over 100 km).
 const AIR_POINTS: usize = 72;
+/// The most loss (dB) the fit follows.
+const FITTED_DB: f64 = 12.0;
 
 impl AirTable {
-    pub(crate) fn new() -> AirTable {
+    /// The table, made on first use.
+    pub(crate) fn get() -> &'static AirTable {
+        static TABLE: std::sync::OnceLock<AirTable> = std::sync::OnceLock::new();
+        TABLE.get_or_init(AirTable::fit)
+    }
+
+    fn fit() -> AirTable {
+        // Sixth-octave frequencies from 20 Hz to 16 kHz, and the air's loss
+        // per metre at each.
+        let freqs: Vec<(f64, f64)> = (0..=60)
+            .map(|k| 20.0 * 2f64.powf(f64::from(k) / 6.0))
+            .filter(|&f| f <= 16_000.0)
+            .map(|f| (f, air_db_per_metre(f)))
+            .collect();
         let mut hz = [OPEN_HZ; AIR_POINTS];
         for (k, h) in hz.iter_mut().enumerate() {
             let metres = 2f64.powf(k as f64 / f64::from(STEPS));
-            // The frequency the air takes 3 dB from over `metres` (its loss
-            // grows with frequency): by bisection in log frequency.
-            let (mut lo, mut hi) = (1f64.ln(), f64::from(OPEN_HZ).ln());
-            if air_db_per_metre(hi.exp()) * metres < 3.0103 {
+            if freqs[0].1 * metres > FITTED_DB {
+                *h = MIN_LOWPASS_HZ;
                 continue;
             }
-            for _ in 0..60 {
-                let mid = 0.5 * (lo + hi);
-                if air_db_per_metre(mid.exp()) * metres < 3.0103 {
-                    lo = mid;
+            // (Up to a few metres the air takes at most 1 dB, at 16 kHz:
+            // no filter.)
+            if freqs.last().map_or(0.0, |f| f.1) * metres <= 1.0 {
+                continue;
+            }
+            let worst = |fc: f64| {
+                freqs
+                    .iter()
+                    .take_while(|(_, a)| a * metres <= FITTED_DB)
+                    .map(|&(f, a)| (lowpass_db(fc, f) - a * metres).abs())
+                    .fold(0.0, f64::max)
+            };
+            // Golden-section search in log frequency.
+            let (mut lo, mut hi) = (f64::from(MIN_LOWPASS_HZ).ln(), 40_000f64.ln());
+            for _ in 0..48 {
+                let a = lo + (hi - lo) * 0.382;
+                let b = lo + (hi - lo) * 0.618;
+                if worst(a.exp()) < worst(b.exp()) {
+                    hi = b;
                 } else {
-                    hi = mid;
+                    lo = a;
                 }
             }
-            *h = (0.5 * (lo + hi)).exp() as f32;
+            *h = (lo.exp() as f32).clamp(MIN_LOWPASS_HZ, OPEN_HZ);
         }
         AirTable { hz }
     }
 
     /// The cutoff for `metres` of air path (already times the air factor).
     pub(crate) fn cutoff(&self, metres: f32) -> f32 {
-        if !(metres > 1.0) {
+        if metres.is_nan() || metres <= 1.0 {
             return self.hz[0];
         }
         let x = metres.log2() * STEPS;
@@ -278,6 +310,14 @@ impl AirTable {
         let t = x - k as f32;
         a * (b / a).powf(t)
     }
+}
+
+/// The loss (dB) of the two-pole Butterworth low-pass at `fc` at `f`, as
+/// the bilinear transform makes it at 48 kHz.
+fn lowpass_db(fc: f64, f: f64) -> f64 {
+    let w = |hz: f64| (std::f64::consts::PI * hz.min(21_600.0) / 48_000.0).tan();
+    let x = w(f) / w(fc);
+    10.0 * (1.0 + x * x * x * x).log10()
 }
 
 /// The direct sound's gain and cutoff for a play `distance` metres away
@@ -294,9 +334,8 @@ pub(crate) fn shape(
     let (mut gain, mut hz) = (occlusion.gain, occlusion.lowpass_hz);
     if let (Some(cone), Some(toward)) = (cone, toward) {
         // The listener seen from the emitter: `-toward`.
-        let cos = -(orientation[0] * toward[0]
-            + orientation[1] * toward[1]
-            + orientation[2] * toward[2]);
+        let cos =
+            -(orientation[0] * toward[0] + orientation[1] * toward[1] + orientation[2] * toward[2]);
         let (g, h) = cone.shape(cos);
         gain *= g;
         hz = hz.min(h);
@@ -316,11 +355,21 @@ mod tests {
         // ISO 9613-2 Table 2 (from part 1's formula, at octave mid-band
         // frequencies, rounded to 0.1): 20 °C, 70 % RH, in dB/km.
         // (Exact mid-band frequencies: 1 kHz times 10^(3n/10).)
-        let table = [(-6, 1.1), (-3, 2.8), (0, 5.0), (3, 9.0), (6, 22.9), (9, 76.6)];
+        let table = [
+            (-6, 1.1),
+            (-3, 2.8),
+            (0, 5.0),
+            (3, 9.0),
+            (6, 22.9),
+            (9, 76.6),
+        ];
         for (n, want) in table {
             let hz = 1_000.0 * 10f64.powf(f64::from(n) / 10.0);
             let got = air_at(hz, 70.0) * 1_000.0;
-            assert!((got - want).abs() <= 0.051 + 0.01 * want, "{hz} Hz: {got} dB/km, table {want}");
+            assert!(
+                (got - want).abs() <= 0.051 + 0.01 * want,
+                "{hz} Hz: {got} dB/km, table {want}"
+            );
         }
         // And at 50 %: about 4.7 dB/km at 1 kHz, 0.16 dB/m at 10 kHz.
         assert!((air_db_per_metre(1_000.0) * 1e3 - 4.66).abs() < 0.05);
@@ -328,12 +377,24 @@ mod tests {
     }
 
     #[test]
-    fn the_air_cutoff_is_where_air_takes_3_db() {
-        let t = AirTable::new();
-        for metres in [20.0f32, 100.0, 500.0, 2_000.0] {
-            let hz = t.cutoff(metres);
-            let loss = air_db_per_metre(f64::from(hz)) * f64::from(metres);
-            assert!((loss - 3.01).abs() < 0.15, "{metres} m: {hz} Hz loses {loss} dB");
+    fn the_air_low_pass_follows_the_air() {
+        let t = AirTable::get();
+        for (metres, within) in [
+            (5.0f32, 0.6),
+            (25.0, 1.9),
+            (100.0, 1.9),
+            (400.0, 1.9),
+            (1_500.0, 3.3),
+        ] {
+            let fc = f64::from(t.cutoff(metres));
+            for k in 0..=54 {
+                let f = 20.0 * 2f64.powf(f64::from(k) / 6.0);
+                let air = air_db_per_metre(f) * f64::from(metres);
+                if air <= FITTED_DB {
+                    let off = (lowpass_db(fc, f) - air).abs();
+                    assert!(off < within, "{metres} m, {f:.0} Hz: {off:.2} dB off");
+                }
+            }
         }
         assert_eq!(t.cutoff(0.5), OPEN_HZ);
         // Past the table: its last point, never a panic.
@@ -349,21 +410,69 @@ mod tests {
             outer_lowpass_hz: 2_000.0,
         };
         let bad = [
-            (Cone { inner_deg: f32::NAN, ..cone }, "cone.inner_deg"),
-            (Cone { outer_deg: 400.0, ..cone }, "cone.outer_deg"),
-            (Cone { inner_deg: 200.0, ..cone }, "cone.inner_deg"),
-            (Cone { outer_gain: -0.1, ..cone }, "cone.outer_gain"),
-            (Cone { outer_lowpass_hz: -5.0, ..cone }, "cone.outer_lowpass_hz"),
+            (
+                Cone {
+                    inner_deg: f32::NAN,
+                    ..cone
+                },
+                "cone.inner_deg",
+            ),
+            (
+                Cone {
+                    outer_deg: 400.0,
+                    ..cone
+                },
+                "cone.outer_deg",
+            ),
+            (
+                Cone {
+                    inner_deg: 200.0,
+                    ..cone
+                },
+                "cone.inner_deg",
+            ),
+            (
+                Cone {
+                    outer_gain: -0.1,
+                    ..cone
+                },
+                "cone.outer_gain",
+            ),
+            (
+                Cone {
+                    outer_lowpass_hz: -5.0,
+                    ..cone
+                },
+                "cone.outer_lowpass_hz",
+            ),
         ];
         for (c, field) in bad {
             let e = c.validate().expect_err("bad cone");
             assert!(e.to_string().contains(field), "{c:?}: {e}");
         }
-        let clamped = Cone { outer_gain: 3.0, outer_lowpass_hz: 1e9, ..cone }.validate();
-        assert_eq!(clamped.map(|c| (c.outer_gain, c.outer_lowpass_hz)), Ok((1.0, OPEN_HZ)));
-        let e = Occlusion { gain: -1.0, lowpass_hz: 100.0 }.validate().expect_err("bad");
+        let clamped = Cone {
+            outer_gain: 3.0,
+            outer_lowpass_hz: 1e9,
+            ..cone
+        }
+        .validate();
+        assert_eq!(
+            clamped.map(|c| (c.outer_gain, c.outer_lowpass_hz)),
+            Ok((1.0, OPEN_HZ))
+        );
+        let e = Occlusion {
+            gain: -1.0,
+            lowpass_hz: 100.0,
+        }
+        .validate()
+        .expect_err("bad");
         assert!(e.to_string().contains("occlusion.gain"));
-        let e = Occlusion { gain: 0.5, lowpass_hz: f32::INFINITY }.validate().expect_err("bad");
+        let e = Occlusion {
+            gain: 0.5,
+            lowpass_hz: f32::INFINITY,
+        }
+        .validate()
+        .expect_err("bad");
         assert!(e.to_string().contains("occlusion.lowpass_hz"));
     }
 }

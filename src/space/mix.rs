@@ -23,8 +23,8 @@ use crate::protocol::ValidParams;
 use crate::protocol::{MAX_PITCH, MIN_PITCH};
 use crate::render::direct::{band_power, DirectFilters};
 use crate::render::voice::Voice;
-use crate::space::positions::EmitterTable;
 use crate::space::direct::AirTable;
+use crate::space::positions::EmitterTable;
 use crate::space::{hear, length, sub, Emitter, ValidListener, Vec3, MAX_DOPPLER_SHIFT};
 use crate::voices::audibility::{Ahead, HORIZONS};
 use crate::voices::{Identity, NO_EMITTER};
@@ -59,7 +59,7 @@ pub(crate) struct Space {
     listener_moved_virtual: bool,
     speed: f32,
     /// What the air does over each distance.
-    air: AirTable,
+    air: &'static AirTable,
     /// Made with the engine (an `Option` only so that every lookup
     /// stays a checked one).
     table: Option<Box<EmitterTable>>,
@@ -76,7 +76,7 @@ impl Space {
             listener_jumped: false,
             listener_moved_virtual: false,
             speed,
-            air: AirTable::new(),
+            air: AirTable::get(),
             table: Some(table),
             live: 0,
         }
@@ -149,7 +149,7 @@ impl Space {
             at,
             volume: params.volume,
             pitch: params.pitch,
-            heard: hear(&listener, &at, speed, &self.air),
+            heard: hear(&listener, &at, speed, self.air),
             // Never a cell's: whatever the game wrote since it sent the
             // play is read now.
             seq: 1,
@@ -158,7 +158,7 @@ impl Space {
         let Some(x) = self.table.as_deref_mut().and_then(|t| fresh(t, at.cell)) else {
             return (NO_EMITTER, *params);
         };
-        x.heard = hear(&listener, &x.at, speed, &self.air);
+        x.heard = hear(&listener, &x.at, speed, self.air);
         filters.head_for(at.cell, x.heard.cutoff, out_rate, true);
         let (volume, pan, pitch) = x.applied();
         self.live += 1;
@@ -256,8 +256,8 @@ impl Space {
     pub(crate) fn regain(&self, e: u32) -> Option<f32> {
         let x = self.record(e)?;
         let d = length(sub(x.at.position, self.listener.position));
-        let g = (x.at.spatial.gain(d) * x.heard.direct).max(LEAST_GAIN)
-            / x.heard.gain.max(LEAST_GAIN);
+        let g =
+            (x.at.spatial.gain(d) * x.heard.direct).max(LEAST_GAIN) / x.heard.gain.max(LEAST_GAIN);
         Some(g * g)
     }
 
@@ -293,7 +293,7 @@ impl Space {
             return;
         };
         let was = x.heard.gain;
-        x.heard = hear(&listener, &x.at, speed, &self.air);
+        x.heard = hear(&listener, &x.at, speed, self.air);
         filters.head_for(e, x.heard.cutoff, out_rate, ramp == 0);
         let (_, pan, pitch) = x.applied();
         let (fade_to, gain) = (x.volume, x.heard.gain);

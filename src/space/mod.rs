@@ -7,9 +7,9 @@ pub(crate) mod direct;
 pub(crate) mod mix;
 pub(crate) mod positions;
 
-pub use direct::{Cone, Occlusion, MAX_AIR_ABSORPTION, MIN_LOWPASS_HZ};
 pub use crate::protocol::space::OPEN_HZ;
 use direct::AirTable;
+pub use direct::{Cone, Occlusion, MAX_AIR_ABSORPTION, MIN_LOWPASS_HZ};
 
 use crate::error::{finite, PlayError};
 pub use crate::protocol::space::DistanceModel;
@@ -216,7 +216,10 @@ pub(crate) fn valid_vector(name: &'static str, v: mint::Vector3<f32>) -> Result<
 
 /// `v` as a unit vector, or the error naming `name` (NaN, infinite or
 /// zero).
-pub(crate) fn valid_direction(name: &'static str, v: mint::Vector3<f32>) -> Result<Vec3, PlayError> {
+pub(crate) fn valid_direction(
+    name: &'static str,
+    v: mint::Vector3<f32>,
+) -> Result<Vec3, PlayError> {
     normalized(valid_vector(name, v)?).ok_or(PlayError::Invalid {
         name,
         reason: "must not be the zero vector",

@@ -96,7 +96,14 @@ impl Positions {
 
     /// Game side: cell `i` now belongs to play `owner`, at `position`
     /// moving at `velocity`, facing `orientation`, not occluded.
-    pub(crate) fn claim(&self, i: u32, owner: u64, position: Vec3, velocity: Vec3, orientation: Vec3) {
+    pub(crate) fn claim(
+        &self,
+        i: u32,
+        owner: u64,
+        position: Vec3,
+        velocity: Vec3,
+        orientation: Vec3,
+    ) {
         if let Some(cell) = self.cells.get(i as usize) {
             let seq = cell.lock();
             cell.owner.store(owner, Ordering::Relaxed);
