@@ -74,6 +74,11 @@ impl DirectFilter {
 
     /// Filters the planar pair `l`, `r` in place, gliding to the cutoff it
     /// heads for over them.
+    ///
+    /// The state-variable filter written as its state-space recursion
+    /// (`s' = M s + b x`, `y = c s + d x`): per frame and channel, the
+    /// next state hangs on the last through one multiply and two adds;
+    /// the two channels run interleaved.
     pub(crate) fn process(&mut self, l: &mut [f32], r: &mut [f32]) {
         let frames = l.len().min(r.len());
         let steps = frames.div_ceil(GLIDE_STEP).max(1);
@@ -89,38 +94,75 @@ impl DirectFilter {
             } else {
                 g0 + dg * (k + 1) as f32
             };
-            let a1 = 1.0 / (1.0 + g * (g + K));
-            let (a2, a3) = (g * a1, g * g * a1);
+            let m = Matrix::of(g);
             for (x, y) in l.iter_mut().zip(r.iter_mut()) {
-                let input = [*x, *y];
-                let mut out = [0.0; 2];
-                for c in 0..2 {
-                    let v3 = input[c] - s2[c];
-                    let v1 = a1 * s1[c] + a2 * v3;
-                    let v2 = s2[c] + a2 * s1[c] + a3 * v3;
-                    s1[c] = 2.0 * v1 - s1[c];
-                    s2[c] = 2.0 * v2 - s2[c];
-                    out[c] = v2;
-                }
-                *x = out[0];
-                *y = out[1];
+                let (ol, or) = (m.out(s1[0], s2[0], *x), m.out(s1[1], s2[1], *y));
+                let (n1l, n2l) = m.next(s1[0], s2[0], *x);
+                let (n1r, n2r) = m.next(s1[1], s2[1], *y);
+                s1 = [n1l, n1r];
+                s2 = [n2l, n2r];
+                *x = ol;
+                *y = or;
             }
         }
         self.g = self.to;
         // Decayed to nothing: no denormals left to crawl through; a state
         // gone bad (it cannot, from finite input) is cleared.
-        let settle = |v: f32| {
-            if v.is_finite() && v.abs() > 1e-20 {
-                v
-            } else {
-                0.0
-            }
-        };
+        let settle = |v: f32| if v.is_finite() && v.abs() > 1e-20 { v } else { 0.0 };
         self.s1 = s1.map(settle);
         self.s2 = s2.map(settle);
         if self.to_open {
             *self = DirectFilter::OFF;
         }
+    }
+}
+
+/// The two-pole low-pass at one cutoff as a state-space recursion: from
+/// the topology-preserving state-variable filter (`v3 = x - s2`,
+/// `v1 = a1 s1 + a2 v3`, `v2 = s2 + a2 s1 + a3 v3`, `s1' = 2 v1 - s1`,
+/// `s2' = 2 v2 - s2`, `y = v2`), multiplied out.
+#[derive(Clone, Copy)]
+struct Matrix {
+    m11: f32,
+    m12: f32,
+    m21: f32,
+    m22: f32,
+    b1: f32,
+    b2: f32,
+    c1: f32,
+    c2: f32,
+    d: f32,
+}
+
+impl Matrix {
+    #[inline(always)]
+    fn of(g: f32) -> Matrix {
+        let a1 = 1.0 / (1.0 + g * (g + K));
+        let (a2, a3) = (g * a1, g * g * a1);
+        Matrix {
+            m11: 2.0 * a1 - 1.0,
+            m12: -2.0 * a2,
+            m21: 2.0 * a2,
+            m22: 1.0 - 2.0 * a3,
+            b1: 2.0 * a2,
+            b2: 2.0 * a3,
+            c1: a2,
+            c2: 1.0 - a3,
+            d: a3,
+        }
+    }
+
+    #[inline(always)]
+    fn out(&self, s1: f32, s2: f32, x: f32) -> f32 {
+        self.c1 * s1 + self.c2 * s2 + self.d * x
+    }
+
+    #[inline(always)]
+    fn next(&self, s1: f32, s2: f32, x: f32) -> (f32, f32) {
+        (
+            self.m11 * s1 + (self.m12 * s2 + self.b1 * x),
+            self.m21 * s1 + (self.m22 * s2 + self.b2 * x),
+        )
     }
 }
 

@@ -122,9 +122,10 @@ pub struct Spatial {
     /// The air's high-frequency loss over the distance to the listener: 0
     /// off, 1 air at 20 °C and 50 % relative humidity (ISO 9613-1), 2 as if
     /// the distance were twice as far (haze), and so on. Rendered as a
-    /// two-pole low-pass whose 3 dB point is where the air takes 3 dB (at
-    /// 1: about 9.7 kHz at 20 m, 4 kHz at 100 m, 1.3 kHz at 500 m, 280 Hz
-    /// at 2 km).
+    /// two-pole low-pass fitted to the air's loss at each distance (at 1,
+    /// its cutoff is near 10.6 kHz at 25 m, 4.5 kHz at 100 m, 1.9 kHz at
+    /// 400 m), within 1.9 dB of the standard up to 400 m where the air
+    /// takes up to 12 dB.
     pub air_absorption: f32,
 }
 

@@ -7,6 +7,9 @@
 //! stolen, and each spell also rings in a cave reverb (a bus made by a
 //! startup system, fed by sends); from 5 s to 7 s a pause menu pauses the
 //! world bus (the cave and the wind with it) and chimes on its own bus.
+//! Each wisp hums ahead of itself (a cone, facing the way it flies, and
+//! the air's loss over distance), and is muffled while it passes behind
+//! the wall north of the listener (a `SoundOcclusion`).
 //!
 //! ```sh
 //! # headless: the offline output, 10 s rendered to a WAV, a summary printed
@@ -102,7 +105,7 @@ fn scene(app: &mut App) {
     app.init_resource::<Clock>()
         .init_resource::<Tally>()
         .add_systems(Startup, setup)
-        .add_systems(Update, (start_when_loaded, orbit, script).chain())
+        .add_systems(Update, (start_when_loaded, orbit, wall, script).chain())
         .add_systems(PostUpdate, tally.after(VoicepoolSystems));
 }
 
@@ -252,7 +255,17 @@ fn start_when_loaded(
                         .volume(0.5)
                         .pitch(0.8 + 0.2 * i)
                         .virtualize(true)
-                        .priority(100),
+                        .priority(100)
+                        .spatial(Spatial {
+                            cone: Some(Cone {
+                                inner_deg: 120.0,
+                                outer_deg: 300.0,
+                                outer_gain: 0.4,
+                                outer_lowpass_hz: 3_000.0,
+                            }),
+                            air_absorption: 1.0,
+                            ..Spatial::default()
+                        }),
                 )
                 .bus("world"),
             Wisp {
@@ -271,8 +284,27 @@ fn orbit(clock: Res<Clock>, mut wisps: Query<(&Wisp, &mut Transform)>) {
     }
     for (wisp, mut transform) in &mut wisps {
         let angle = wisp.phase + wisp.speed * clock.seconds;
-        transform.translation =
-            bevy_math::Vec3::new(wisp.radius * angle.cos(), 0.0, wisp.radius * angle.sin());
+        let (sin, cos) = angle.sin_cos();
+        transform.translation = bevy_math::Vec3::new(wisp.radius * cos, 0.0, wisp.radius * sin);
+        // Facing the way it flies (its cone points ahead).
+        let ahead = bevy_math::Vec3::new(-sin, 0.0, cos) * wisp.speed.signum();
+        transform.look_to(ahead, bevy_math::Vec3::Y);
+    }
+}
+
+/// The wall north of the listener (from 2 m on, toward -Z): a wisp behind
+/// it is muffled.
+fn wall(mut commands: Commands, wisps: Query<(Entity, &Transform), With<Wisp>>) {
+    for (entity, transform) in &wisps {
+        let occlusion = if transform.translation.z < -2.0 {
+            SoundOcclusion {
+                gain: 0.5,
+                lowpass_hz: 900.0,
+            }
+        } else {
+            SoundOcclusion::NONE
+        };
+        commands.entity(entity).insert(occlusion);
     }
 }
 

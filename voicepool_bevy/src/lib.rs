@@ -83,7 +83,7 @@ pub use label::{AsLabel, SoundLabel};
 pub use output::{AudioOutput, OfflineOutput, RenderedAudio};
 pub use player::{OnEnd, PlayingVoice, SoundPlayer};
 pub use plugin::{VoicepoolPlugin, VoicepoolSystems};
-pub use space::{SoundListener, SoundVelocity};
+pub use space::{SoundListener, SoundOcclusion, SoundVelocity};
 
 /// voicepool itself (play parameters, bus and group settings, effects,
 /// spatial settings), so that a game need not depend on it separately.
@@ -101,12 +101,12 @@ pub mod prelude {
         AsLabel, AudioOutput, ControlError, OfflineOutput, OnEnd, PlayingVoice, RejectReason,
         RenderedAudio, SoundAsset, SoundEnded, SoundEvent, SoundLabel, SoundListener,
         SoundLoaderSettings, SoundPlayer, SoundRejected, SoundResumed, SoundStarted, SoundStolen,
-        SoundVelocity, SoundVirtualized, Voicepool, VoicepoolEngine, VoicepoolEvent,
-        VoicepoolPlugin, VoicepoolSystems,
+        SoundOcclusion, SoundVelocity, SoundVirtualized, Voicepool, VoicepoolEngine,
+        VoicepoolEvent, VoicepoolPlugin, VoicepoolSystems,
     };
     pub use voicepool::{
-        BusSettings, DistanceModel, Duck, Effect, EngineSettings, GroupSettings, PlayParams, Sound,
-        Spatial, StealPolicy,
+        BusSettings, Cone, DistanceModel, Duck, Effect, EngineSettings, GroupSettings, Occlusion,
+        PlayParams, Sound, Spatial, StealPolicy,
     };
 }
 

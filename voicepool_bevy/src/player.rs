@@ -236,6 +236,8 @@ pub(crate) struct Emitter {
     pub(crate) last: bevy_math::Vec3,
     /// Its velocity, smoothed (see `space::Motion`).
     pub(crate) velocity: bevy_math::Vec3,
+    /// Its play has a cone: it is turned with its entity.
+    pub(crate) turns: bool,
 }
 
 /// A new (or replacing) `SoundPlayer` plays from scratch.
@@ -325,10 +327,11 @@ pub(crate) fn start_players(
                         on_end: player.on_end,
                     },
                 );
+                let turns = params.get_spatial().cone.is_some();
                 let placed = (transform.is_some() && player.spatial)
                     .then(|| params.get_position())
                     .flatten()
-                    .map(|p| bevy_math::Vec3::new(p.x, p.y, p.z));
+                    .map(|p| (bevy_math::Vec3::new(p.x, p.y, p.z), turns));
                 commands.queue(move |world: &mut World| playing(world, entity, voice, placed));
             }
             // The audio side is behind: try again next update.
@@ -347,13 +350,19 @@ pub(crate) fn start_players(
 /// Marks `entity` as playing `voice` (an emitter if `placed`), once the
 /// commands before it have run; an entity despawned meanwhile (in the same
 /// update) gets its voice stopped instead, never left playing for nobody.
-fn playing(world: &mut World, entity: Entity, voice: VoiceHandle, placed: Option<bevy_math::Vec3>) {
+fn playing(
+    world: &mut World,
+    entity: Entity,
+    voice: VoiceHandle,
+    placed: Option<(bevy_math::Vec3, bool)>,
+) {
     if let Ok(mut e) = world.get_entity_mut(entity) {
         e.insert((PlayingVoice(voice), Played));
-        if let Some(last) = placed {
+        if let Some((last, turns)) = placed {
             e.insert(Emitter {
                 last,
                 velocity: bevy_math::Vec3::ZERO,
+                turns,
             });
         }
         return;
@@ -394,6 +403,10 @@ fn resolve(
     if let (Some(transform), true) = (transform, player.spatial) {
         let at = transform.translation();
         params = params.position([at.x, at.y, at.z]).velocity([0.0; 3]);
+        // Facing as the entity does (for a cone).
+        if let Some(f) = crate::space::facing(transform) {
+            params = params.orientation([f.x, f.y, f.z]);
+        }
     }
     Ok(params)
 }

@@ -16,7 +16,7 @@ use crate::events::{dispatch_events, SoundEvent, VoicepoolEvent};
 use crate::label::AsLabel;
 use crate::output::{AudioOutput, Backend, OfflineOutput, RenderedAudio};
 use crate::player::start_players;
-use crate::space::{move_emitters, move_listener, ListenerState};
+use crate::space::{move_emitters, move_listener, occlude_emitters, ListenerState};
 
 /// The plugin: starts voicepool's engine from [`EngineSettings`] (pool
 /// size, steal policy, virtual voices, ...) on an [`AudioOutput`], adds the
@@ -268,6 +268,7 @@ impl Plugin for VoicepoolPlugin {
             .register_type::<crate::PlayingVoice>()
             .register_type::<crate::SoundListener>()
             .register_type::<crate::SoundVelocity>()
+            .register_type::<crate::SoundOcclusion>()
             .register_type::<RenderedAudio>();
         if app.is_plugin_added::<AssetPlugin>() {
             register_assets(app);
@@ -319,7 +320,7 @@ impl Plugin for VoicepoolPlugin {
                 PostUpdate,
                 (
                     start_players,
-                    (move_emitters, move_listener),
+                    (move_emitters, move_listener, occlude_emitters),
                     render,
                     dispatch_events,
                 )

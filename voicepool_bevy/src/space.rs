@@ -6,7 +6,7 @@ use bevy_math::Vec3;
 use bevy_reflect::prelude::*;
 use bevy_time::{Fixed, Real, Time};
 use bevy_transform::components::GlobalTransform;
-use voicepool::Listener;
+use voicepool::{Listener, Occlusion};
 
 use crate::control::VoicepoolEngine;
 use crate::player::{Emitter, PlayingVoice};
@@ -69,6 +69,93 @@ impl SoundVelocity {
     fn get(this: Option<&SoundVelocity>) -> Option<Vec3> {
         this.map(|v| v.0).filter(|v| v.is_finite())
     }
+}
+
+/// What stands between an emitter and the listener, as the game's ray
+/// casts found it: a gain and a low-pass on its direct sound
+/// ([`voicepool::Occlusion`]), glided to over the next block. Insert or
+/// change it as often as every update; removing it clears the occlusion.
+/// A NaN, infinite or negative field is refused (logged, the occlusion
+/// left as it was); out-of-range values are clamped.
+///
+/// ```
+/// use bevy_ecs::prelude::*;
+/// use voicepool_bevy::prelude::*;
+///
+/// #[derive(Component)]
+/// struct BehindWall(bool);
+///
+/// fn occlude(mut commands: Commands, emitters: Query<(Entity, &BehindWall), With<PlayingVoice>>) {
+///     for (e, wall) in &emitters {
+///         let o = if wall.0 { SoundOcclusion { gain: 0.4, lowpass_hz: 1_200.0 } } else { SoundOcclusion::NONE };
+///         commands.entity(e).insert(o);
+///     }
+/// }
+/// ```
+#[derive(Component, Clone, Copy, Debug, PartialEq, Reflect)]
+#[reflect(Component, Debug, Default)]
+pub struct SoundOcclusion {
+    /// The direct sound's gain through the obstacle (linear, `0..=1`).
+    pub gain: f32,
+    /// The low-pass cutoff the obstacle makes, in Hz (20 kHz or above:
+    /// none).
+    pub lowpass_hz: f32,
+}
+
+impl SoundOcclusion {
+    /// Nothing in the way.
+    pub const NONE: SoundOcclusion = SoundOcclusion {
+        gain: Occlusion::NONE.gain,
+        lowpass_hz: Occlusion::NONE.lowpass_hz,
+    };
+}
+
+impl Default for SoundOcclusion {
+    fn default() -> Self {
+        SoundOcclusion::NONE
+    }
+}
+
+impl From<Occlusion> for SoundOcclusion {
+    fn from(o: Occlusion) -> Self {
+        SoundOcclusion {
+            gain: o.gain,
+            lowpass_hz: o.lowpass_hz,
+        }
+    }
+}
+
+/// Sends each changed (or newly playing) [`SoundOcclusion`] to its voice,
+/// and clears the occlusion of a voice whose component was removed.
+pub(crate) fn occlude_emitters(
+    engine: Res<VoicepoolEngine>,
+    changed: Query<
+        (&PlayingVoice, &SoundOcclusion),
+        Or<(Changed<SoundOcclusion>, Added<PlayingVoice>)>,
+    >,
+    mut removed: RemovedComponents<SoundOcclusion>,
+    voices: Query<&PlayingVoice, Without<SoundOcclusion>>,
+) {
+    for (voice, o) in &changed {
+        let o = Occlusion {
+            gain: o.gain,
+            lowpass_hz: o.lowpass_hz,
+        };
+        if let Err(e) = engine.set_occlusion(voice.0, o) {
+            log::warn!("voicepool: occlusion {o:?} not set: {e}");
+        }
+    }
+    for entity in removed.read() {
+        if let Ok(voice) = voices.get(entity) {
+            let _ = engine.set_occlusion(voice.0, Occlusion::NONE);
+        }
+    }
+}
+
+/// The way `transform` faces (its -Z), if it has one.
+pub(crate) fn facing(transform: &GlobalTransform) -> Option<Vec3> {
+    let axes = transform.affine().matrix3;
+    Vec3::from(axes * bevy_math::Vec3A::NEG_Z).try_normalize()
 }
 
 #[derive(Resource, Default)]
@@ -149,6 +236,10 @@ pub(crate) fn move_emitters(
         // Only a stopped engine or a non-finite value refuses; neither is
         // worth more than skipping this update.
         let _ = engine.set_position(voice.0, mint(at), mint(v));
+        // A play with a cone faces where its entity does.
+        if let (true, Some(forward)) = (emitter.turns, facing(transform)) {
+            let _ = engine.set_orientation(voice.0, mint(forward));
+        }
     }
 }
 

@@ -197,3 +197,94 @@ fn a_velocity_the_game_gives_is_heard_as_doppler() {
     assert!((coming - c / (c - 100.0)).abs() < 0.03, "{counts:?}");
     assert!((going - c / (c + 100.0)).abs() < 0.03, "{counts:?}");
 }
+
+/// Turned half a turn about +Y at this update.
+#[derive(Component)]
+struct TurnAt(usize);
+
+#[derive(Resource, Default)]
+struct Updates(usize);
+
+fn turn(mut n: ResMut<Updates>, mut turners: Query<(&TurnAt, &mut Transform)>) {
+    n.0 += 1;
+    for (at, mut t) in &mut turners {
+        if n.0 == at.0 {
+            t.rotate_y(std::f32::consts::PI);
+        }
+    }
+}
+
+#[test]
+fn a_cone_faces_where_its_entity_does() {
+    let dir = TempDir::new("cone");
+    let mut app = app(&dir.0, plugin(8));
+    app.init_resource::<Updates>();
+    app.add_systems(Update, turn);
+    let hum = add_sound(&mut app, tone(1.0, 0.5));
+    app.world_mut().spawn((SoundListener, Transform::default()));
+    // 2 m ahead of the listener, facing away from it (its -Z is the
+    // world's -Z), then turned to face it at update 20.
+    let cone = voicepool::Cone {
+        inner_deg: 90.0,
+        outer_deg: 180.0,
+        outer_gain: 0.1,
+        outer_lowpass_hz: 20_000.0,
+    };
+    let spatial = voicepool::Spatial {
+        cone: Some(cone),
+        ..Default::default()
+    };
+    app.world_mut().spawn((
+        SoundPlayer::new(hum).params(PlayParams::default().looping(true).spatial(spatial)),
+        Transform::from_xyz(0.0, 0.0, -2.0),
+        TurnAt(20),
+    ));
+    run(&mut app, 40);
+    let out = rendered(&app);
+    let level = |from: usize| {
+        let (l, r) = rms(&out, from * FRAMES, (from + 10) * FRAMES);
+        (l * l + r * r).sqrt()
+    };
+    let (away, facing) = (level(5), level(28));
+    assert!(
+        (facing / away - 10.0).abs() < 0.5,
+        "facing away a tenth as loud: {away} then {facing}"
+    );
+}
+
+#[test]
+fn the_occlusion_component_muffles_and_its_removal_clears() {
+    let dir = TempDir::new("occlusion");
+    let mut app = app(&dir.0, plugin(8));
+    let hum = add_sound(&mut app, tone(1.0, 0.5));
+    app.world_mut().spawn((SoundListener, Transform::default()));
+    let e = app
+        .world_mut()
+        .spawn((
+            SoundPlayer::new(hum).params(PlayParams::default().looping(true)),
+            Transform::from_xyz(0.0, 0.0, -1.0),
+            voicepool_bevy::SoundOcclusion {
+                gain: 0.25,
+                lowpass_hz: 20_000.0,
+            },
+        ))
+        .id();
+    run(&mut app, 10);
+    // A bad value is refused and leaves the occlusion as it was.
+    app.world_mut()
+        .entity_mut(e)
+        .insert(voicepool_bevy::SoundOcclusion {
+            gain: f32::NAN,
+            lowpass_hz: 100.0,
+        });
+    run(&mut app, 10);
+    app.world_mut()
+        .entity_mut(e)
+        .remove::<voicepool_bevy::SoundOcclusion>();
+    run(&mut app, 10);
+    let out = rendered(&app);
+    let level = |from: usize| rms(&out, from * FRAMES, (from + 8) * FRAMES).0;
+    let (occluded, refused, cleared) = (level(2), level(12), level(22));
+    assert!((cleared / occluded - 4.0).abs() < 0.05, "{occluded} then {cleared}");
+    assert!((refused / occluded - 1.0).abs() < 0.01, "{occluded} then {refused}");
+}

@@ -466,6 +466,18 @@ impl PlayParams {
         self.position
     }
 
+    /// How a positioned play will be heard (see [`PlayParams::spatial`]).
+    ///
+    /// ```
+    /// use voicepool::{PlayParams, Spatial};
+    /// assert_eq!(PlayParams::default().get_spatial(), Spatial::default());
+    /// let airy = Spatial { air_absorption: 1.0, ..Spatial::default() };
+    /// assert_eq!(PlayParams::default().spatial(airy).get_spatial().air_absorption, 1.0);
+    /// ```
+    pub fn get_spatial(&self) -> Spatial {
+        self.spatial
+    }
+
     /// Whether the voice will go virtual rather than end when it loses its
     /// slot.
     ///
