@@ -1,9 +1,14 @@
 //! A walk down a street of thousands of sound emitters (torches,
 //! fountains, birds) into a pool of 24 voices, with a car passing by with
-//! its doppler shift. Rendered offline: a WAV of what the listener hears,
-//! and a top-down map (SVG) of the street: each emitter coloured by how
-//! much of the walk it was a real voice (grey: always virtual), the
-//! listener's path, the car's, and a red ring where a voice was stolen.
+//! its doppler shift. The birds sing one way (a cone each), the air takes
+//! the highs of what is far, and houses along the south side have walls:
+//! what is behind one is muffled (occluded, as a game's ray cast would
+//! say) while the wall stands between. Rendered offline: a WAV of what the
+//! listener hears, and a top-down map (SVG) of the street: each emitter
+//! coloured by how much of the walk it was a real voice (grey: always
+//! virtual), a tick the way each bird faces, a brown square round each
+//! emitter that was occluded at some time, the walls, the listener's path,
+//! the car's, and a red ring where a voice was stolen.
 //!
 //! ```sh
 //! cargo run --release --example space_walk                 # out/space_walk.wav, out/space_walk.svg
@@ -14,12 +19,29 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use voicepool::{
-    DistanceModel, EngineSettings, Event, Listener, OfflineEngine, PlayParams, Sound, Spatial,
-    VoiceHandle,
+    Cone, DistanceModel, EngineSettings, Event, Listener, Occlusion, OfflineEngine, PlayParams,
+    Sound, Spatial, VoiceHandle,
 };
 
 const RATE: u32 = 48_000;
 const BLOCK: usize = 480;
+/// The house fronts along the south side (z = 8), as x ranges.
+const WALLS: [(f32, f32); 3] = [(-120.0, -60.0), (-20.0, 30.0), (70.0, 130.0)];
+/// How a wall muffles what is behind it.
+const WALL: Occlusion = Occlusion {
+    gain: 0.35,
+    lowpass_hz: 900.0,
+};
+
+/// Whether a wall stands between the listener at `lx` (on z = 0) and an
+/// emitter at `at`.
+fn behind_wall(lx: f32, at: [f32; 3]) -> bool {
+    if at[2] <= 8.0 {
+        return false;
+    }
+    let x = lx + (at[0] - lx) * 8.0 / at[2];
+    WALLS.iter().any(|&(a, b)| (a..=b).contains(&x))
+}
 
 /// A tiny deterministic generator.
 struct Lcg(u64);
@@ -82,11 +104,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         distance: DistanceModel::Inverse,
         min_distance: 1.5,
         max_distance: 150.0,
+        air_absorption: 1.0,
         ..Spatial::default()
+    };
+    // A bird sings the way it faces.
+    let singer = Spatial {
+        cone: Some(Cone {
+            inner_deg: 90.0,
+            outer_deg: 220.0,
+            outer_gain: 0.35,
+            outer_lowpass_hz: 2_500.0,
+        }),
+        ..near
     };
     // The street: 300 m along x, 40 m wide; emitters on both sides.
     let mut rng = Lcg(42);
     let mut emitters: Vec<(VoiceHandle, [f32; 3], &str)> = Vec::with_capacity(count);
+    let mut facing: Vec<Option<[f32; 3]>> = Vec::with_capacity(count);
     for k in 0..count {
         let x = rng.unit() * 300.0 - 150.0;
         let z = (rng.unit() * 16.0 + 4.0) * if k % 2 == 0 { 1.0 } else { -1.0 };
@@ -100,8 +134,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .looping(true)
             .virtualize(true)
             .volume(volume)
-            .position(at)
-            .spatial(near);
+            .position(at);
+        let params = if kind == "bird" {
+            let a = rng.unit() * std::f32::consts::TAU;
+            let dir = [a.cos(), 0.0, a.sin()];
+            facing.push(Some(dir));
+            params.orientation(dir).spatial(singer)
+        } else {
+            facing.push(None);
+            params.spatial(near)
+        };
         emitters.push((engine.play(sound, params)?, at, kind));
         if k % 1_000 == 999 {
             engine.render(BLOCK); // the queue takes 1,024 commands a block
@@ -132,6 +174,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut samples = 0u32;
     let mut wav = Vec::with_capacity(blocks * BLOCK * 2);
     let mut car_path = Vec::new();
+    // Which emitters a wall stands in front of now, and which ever were.
+    let mut occluded = vec![false; emitters.len()];
+    let mut ever_occluded = vec![false; emitters.len()];
     for b in 0..blocks {
         let t = b as f32 * BLOCK as f32 / RATE as f32;
         engine.set_listener(Listener {
@@ -140,6 +185,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             velocity: [walk_speed, 0.0, 0.0].into(),
             ..Listener::default()
         })?;
+        for (k, (handle, at, _)) in emitters.iter().enumerate() {
+            let now = behind_wall(walk(b), *at);
+            if now != occluded[k] {
+                occluded[k] = now;
+                ever_occluded[k] |= now;
+                engine.set_occlusion(*handle, if now { WALL } else { Occlusion::NONE })?;
+            }
+        }
         let car_x = -car_speed * seconds / 2.0 + car_speed * t;
         engine.set_position(car, [car_x, 0.5, -2.0], [car_speed, 0.0, 0.0])?;
         wav.extend_from_slice(engine.render(BLOCK));
@@ -184,7 +237,35 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{}" font-family="sans-serif" font-size="12"><rect width="100%" height="100%" fill="#fcfcf8"/>"##,
         h + 40.0
     )?;
-    for (handle, at, kind) in &emitters {
+    for &(a, b) in &WALLS {
+        writeln!(
+            svg,
+            r##"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#8a5a2b" stroke-width="3"/>"##,
+            px(a),
+            pz(8.0),
+            px(b),
+            pz(8.0)
+        )?;
+    }
+    for (k, (handle, at, kind)) in emitters.iter().enumerate() {
+        if ever_occluded[k] {
+            writeln!(
+                svg,
+                r##"<rect x="{:.1}" y="{:.1}" width="6" height="6" fill="none" stroke="#8a5a2b" stroke-width="0.6"/>"##,
+                px(at[0]) - 3.0,
+                pz(at[2]) - 3.0
+            )?;
+        }
+        if let Some(dir) = facing[k] {
+            writeln!(
+                svg,
+                r##"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#3a7" stroke-width="0.8"/>"##,
+                px(at[0]),
+                pz(at[2]),
+                px(at[0] + dir[0] * 1.5),
+                pz(at[2] + dir[2] * 1.5)
+            )?;
+        }
         let share = real_blocks.get(handle).copied().unwrap_or(0) as f32 / samples.max(1) as f32;
         let colour = if share == 0.0 {
             "#c8c8c8".to_string()
@@ -228,15 +309,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     writeln!(
         svg,
-        r##"<text x="20" y="{}">{count} emitters, 24 voices, {seconds} s: black line the listener's walk, orange the car (25 m/s, doppler); blue dots were real voices (darker: longer), grey always virtual, large dots fountains; red rings were stolen</text></svg>"##,
+        r##"<text x="20" y="{}">{count} emitters, 24 voices, {seconds} s: black line the listener's walk, orange the car (25 m/s, doppler); blue dots were real voices (darker: longer), grey always virtual, large dots fountains, green ticks where birds face; brown lines walls, brown squares were behind one; red rings were stolen</text></svg>"##,
         h + 28.0
     )?;
     std::fs::write("out/space_walk.svg", svg)?;
 
     let ever_real = real_blocks.len();
     println!(
-        "{count} emitters into 24 voices over {seconds} s: {ever_real} were real at some point, {} stolen, {} virtualized, {} resumed",
-        stats.steals, stats.virtualized, stats.resumed
+        "{count} emitters into 24 voices over {seconds} s: {ever_real} were real at some point, {} stolen, {} virtualized, {} resumed; {} were behind a wall at some time",
+        stats.steals,
+        stats.virtualized,
+        stats.resumed,
+        ever_occluded.iter().filter(|&&o| o).count()
     );
     println!("wrote out/space_walk.wav and out/space_walk.svg");
     Ok(())

@@ -13,11 +13,14 @@
 //! 3D voices). Oracles look 100 ms, 300 ms and 1 s ahead; the 300 ms one is
 //! the headline.
 //!
-//! Two scenarios are in space: traffic (vehicles passing on roads among
-//! fountains and fires) and incoming (projectiles flying at the listener
-//! among near and far torches). The game moves every positioned play every
-//! block; a voice's future, rendered alone, moves the same way, so the
-//! oracle knows each voice's actual future gain.
+//! Three scenarios are in space: traffic (vehicles passing on roads among
+//! fountains and fires), incoming (projectiles flying at the listener
+//! among near and far torches) and walls (the listener walks down a street
+//! past machines behind walls with gaps: each is occluded, muffled, while
+//! a wall stands between, as the game's ray casts would say). The game
+//! moves (and occludes) every positioned play every block; a voice's
+//! future, rendered alone, moves the same way, so the oracle knows each
+//! voice's actual future gain.
 //!
 //! ```text
 //! cargo run --release --example steal_regret            # all scenarios, 4 seeds
@@ -112,6 +115,9 @@ struct Play {
     params: PlayParams,
     volume: f32,
     motion: Option<([f32; 3], [f32; 3])>,
+    /// Behind the walls of the walls scenario (occluded while one stands
+    /// between it and the listener).
+    walled: bool,
 }
 
 impl Play {
@@ -144,6 +150,7 @@ fn at(block: usize, sound: Sound, volume: f32, params: PlayParams) -> Play {
         params: params.volume(volume),
         volume,
         motion: None,
+        walled: false,
     }
 }
 
@@ -168,6 +175,10 @@ fn move_on<'a>(
         let frames = ((block - play.block) * BLOCK) as u64;
         if let Some((p, v)) = play.place(frames) {
             e.set_position(h, p, v).expect("a position");
+            if play.walled {
+                e.set_occlusion(h, scenarios::occlusion(p, block))
+                    .expect("an occlusion");
+            }
         }
     }
 }

@@ -339,5 +339,76 @@ pub fn scenarios(seed: u64, seconds: f32) -> Vec<Scenario> {
         b += 8 + rng.pick(20);
     }
     all.push(Scenario::new("incoming", 4, plays));
+
+    // Walls: the listener walks down a street at 1.5 m/s (here: the street
+    // moves past the listener) past machines humming behind its north
+    // walls and in the open south, while footsteps, swishes and shots come
+    // and go near it.
+    let mut plays = Vec::new();
+    for k in 0..10 {
+        let x = rng.range(-20.0, 40.0);
+        let z = if k % 3 == 2 {
+            rng.range(4.0, 10.0)
+        } else {
+            rng.range(-16.0, -7.0)
+        };
+        let machine = synth::steady(&mut rng);
+        let mut p = moving(
+            0,
+            machine,
+            rng.range(0.3, 0.8),
+            [x, 0.0, z],
+            [-WALK, 0.0, 0.0],
+        );
+        p.params = p.params.looping(true);
+        p.walled = z < 0.0;
+        plays.push(p);
+    }
+    let mut b = 4;
+    while b < blocks {
+        let what = match rng.pick(3) {
+            0 => swish.clone(),
+            1 => step.clone(),
+            _ => synth::gunshot(&mut rng, 0.1, 0.25),
+        };
+        let angle = rng.range(0.0, std::f32::consts::TAU);
+        let d = rng.range(1.0, 6.0);
+        plays.push(moving(
+            b,
+            what,
+            rng.range(0.2, 0.7),
+            [d * angle.cos(), 0.0, d * angle.sin()],
+            [0.0; 3],
+        ));
+        b += 15 + rng.pick(30);
+    }
+    all.push(Scenario::new("walls", 4, plays));
     all
+}
+
+/// The listener's walking speed in the walls scenario (m/s).
+const WALK: f32 = 1.5;
+/// The walls north of the street (z = -5), as x ranges where the street
+/// starts; they move past the listener with it.
+const WALLS: [(f32, f32); 3] = [(-30.0, -8.0), (-4.0, 12.0), (16.0, 45.0)];
+
+/// What the walls make of a play at `p` (the listener at the origin),
+/// `block` blocks into the walls scenario: a wall between muffles it, as
+/// a game's ray cast would say.
+pub fn occlusion(p: [f32; 3], block: usize) -> voicepool::Occlusion {
+    let walked = WALK * (block * BLOCK) as f32 / RATE as f32;
+    // Where the line from the listener to the play crosses z = -5.
+    let behind = p[2] < -5.0;
+    let x = p[0] * (-5.0 / p[2]);
+    let wall = WALLS
+        .iter()
+        .any(|&(a, b)| (a - walked..=b - walked).contains(&x));
+    if behind && wall {
+        voicepool::Occlusion {
+            gain: 0.3,
+            lowpass_hz: 700.0,
+        }
+    } else {
+        voicepool::Occlusion::NONE
+    }
 }

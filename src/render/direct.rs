@@ -108,7 +108,13 @@ impl DirectFilter {
         self.g = self.to;
         // Decayed to nothing: no denormals left to crawl through; a state
         // gone bad (it cannot, from finite input) is cleared.
-        let settle = |v: f32| if v.is_finite() && v.abs() > 1e-20 { v } else { 0.0 };
+        let settle = |v: f32| {
+            if v.is_finite() && v.abs() > 1e-20 {
+                v
+            } else {
+                0.0
+            }
+        };
         self.s1 = s1.map(settle);
         self.s2 = s2.map(settle);
         if self.to_open {

@@ -100,8 +100,8 @@ pub mod prelude {
     pub use crate::{
         AsLabel, AudioOutput, ControlError, OfflineOutput, OnEnd, PlayingVoice, RejectReason,
         RenderedAudio, SoundAsset, SoundEnded, SoundEvent, SoundLabel, SoundListener,
-        SoundLoaderSettings, SoundPlayer, SoundRejected, SoundResumed, SoundStarted, SoundStolen,
-        SoundOcclusion, SoundVelocity, SoundVirtualized, Voicepool, VoicepoolEngine,
+        SoundLoaderSettings, SoundOcclusion, SoundPlayer, SoundRejected, SoundResumed,
+        SoundStarted, SoundStolen, SoundVelocity, SoundVirtualized, Voicepool, VoicepoolEngine,
         VoicepoolEvent, VoicepoolPlugin, VoicepoolSystems,
     };
     pub use voicepool::{

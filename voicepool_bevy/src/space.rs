@@ -125,14 +125,14 @@ impl From<Occlusion> for SoundOcclusion {
     }
 }
 
+/// A voice whose occlusion changed, or that just started playing.
+type NewOcclusion = Or<(Changed<SoundOcclusion>, Added<PlayingVoice>)>;
+
 /// Sends each changed (or newly playing) [`SoundOcclusion`] to its voice,
 /// and clears the occlusion of a voice whose component was removed.
 pub(crate) fn occlude_emitters(
     engine: Res<VoicepoolEngine>,
-    changed: Query<
-        (&PlayingVoice, &SoundOcclusion),
-        Or<(Changed<SoundOcclusion>, Added<PlayingVoice>)>,
-    >,
+    changed: Query<(&PlayingVoice, &SoundOcclusion), NewOcclusion>,
     mut removed: RemovedComponents<SoundOcclusion>,
     voices: Query<&PlayingVoice, Without<SoundOcclusion>>,
 ) {

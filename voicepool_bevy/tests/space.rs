@@ -285,6 +285,12 @@ fn the_occlusion_component_muffles_and_its_removal_clears() {
     let out = rendered(&app);
     let level = |from: usize| rms(&out, from * FRAMES, (from + 8) * FRAMES).0;
     let (occluded, refused, cleared) = (level(2), level(12), level(22));
-    assert!((cleared / occluded - 4.0).abs() < 0.05, "{occluded} then {cleared}");
-    assert!((refused / occluded - 1.0).abs() < 0.01, "{occluded} then {refused}");
+    assert!(
+        (cleared / occluded - 4.0).abs() < 0.05,
+        "{occluded} then {cleared}"
+    );
+    assert!(
+        (refused / occluded - 1.0).abs() < 0.01,
+        "{occluded} then {refused}"
+    );
 }
