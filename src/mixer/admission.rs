@@ -42,6 +42,7 @@ impl Mixer {
         }
         // A positioned play starts as it is heard from where it is.
         let (emitter, heard) = self.space.admit(params, &mut self.direct, self.out_rate);
+        self.glides.set(emitter, None); // (a cell's last play may have left one)
         let voice = Voice::new(sound, &heard, self.out_rate, fade_in, delay, slot);
         let who = Identity {
             id,

@@ -14,6 +14,7 @@ use crate::protocol::{
     BusHandle, Command, EngineId, Event, MixerSetup, SendTo, TimedEvent, VoiceHandle,
 };
 use crate::render::direct::{DirectFilter, DirectFilters};
+use crate::render::glide::{self, StepGlide, StepGlides};
 use crate::render::prefetch::Prefetch;
 use crate::render::tails::Tails;
 use crate::render::voice::Voice;
@@ -137,6 +138,8 @@ pub struct Mixer {
     pub(crate) space: crate::space::mix::Space,
     /// Each emitter cell's low-pass (cones, occlusion, air).
     pub(crate) direct: DirectFilters,
+    /// Each emitter cell's doppler glide for the next block.
+    pub(crate) glides: StepGlides,
     /// Whether (and which) voices' sample data is fetched ahead.
     pub(crate) prefetch: Prefetch,
     /// The audio side of every stream slot.
@@ -217,6 +220,7 @@ impl Mixer {
             rescale_fast: 0,
             tails: Tails::new(settings.voices),
             direct: DirectFilters::new(emitters.records.len()),
+            glides: StepGlides::new(emitters.records.len()),
             space: crate::space::mix::Space::new(settings.speed_of_sound, emitters),
             prefetch: Prefetch::new(),
             streams,
@@ -337,6 +341,7 @@ impl Mixer {
             free_since,
             space,
             direct,
+            glides,
             ..
         } = self;
         let isa = rules.isa;
@@ -358,15 +363,19 @@ impl Mixer {
             // both (`Buses::render_sending`).
             // A voice with a low-pass of its own (`direct`) renders into
             // the scratch pair, is filtered there, and added.
+            // One whose doppler shift changed glides to it in pieces.
             let mut render = |v: &mut Voice,
                               send: SendTo,
-                              filter: Option<&mut DirectFilter>,
+                              (filter, glide): (Option<&mut DirectFilter>, Option<StepGlide>),
                               next: Option<(SendTo, &mut Voice)>| {
                 let b = v.bus();
                 let limit = buses.render_limit(b);
                 if limit == 0 {
                     if let Some(k) = v.stream_slot() {
                         streams.touch(k); // held by its bus: still reading
+                    }
+                    if let Some(g) = glide {
+                        v.set_step(g.to); // (no glide while held)
                     }
                     return Ran::One(v.is_stopping().then_some(0));
                 }
@@ -377,7 +386,7 @@ impl Mixer {
                         (b, 0.0)
                     };
                     let ran = buses.render_sending(b, to, level, limit, |l, r| {
-                        let ran = v.render(l, r, isa, streams);
+                        let ran = glide::render(v, l, r, glide, isa, streams);
                         f.process(l, r);
                         ran
                     });
@@ -385,9 +394,14 @@ impl Mixer {
                 }
                 if send.is_some() {
                     let ran = buses.render_sending(b, send.bus, send.level, limit, |l, r| {
-                        v.render(l, r, isa, streams)
+                        glide::render(v, l, r, glide, isa, streams)
                     });
                     return Ran::One(ran);
+                }
+                if glide.is_some() {
+                    let (l, r) = buses.target(b);
+                    let (l, r) = (&mut l[..limit], &mut r[..limit]);
+                    return Ran::One(glide::render(v, l, r, glide, isa, streams));
                 }
                 let (l, r) = buses.target(b);
                 let pairable =
@@ -401,15 +415,18 @@ impl Mixer {
             };
             let ahead = |v: &Voice| prefetch.ahead(v, n);
             let mut run = |who: &Identity, v: &mut Voice, next: Option<(&Identity, &mut Voice)>| {
-                // (A filtered voice never pairs.)
-                let plain = |w: &Identity| w.emitter == NO_EMITTER || !direct.is_on(w.emitter);
-                let next = next.filter(|(w, _)| plain(w) && plain(who));
-                let filter = if who.emitter == NO_EMITTER {
-                    None
-                } else {
-                    direct.active(who.emitter)
+                // (A filtered or gliding voice never pairs.)
+                let plain = |w: &Identity| {
+                    w.emitter == NO_EMITTER
+                        || !(direct.is_on(w.emitter) || glides.pending(w.emitter))
                 };
-                render(v, who.send, filter, next.map(|(w, x)| (w.send, x)))
+                let next = next.filter(|(w, _)| plain(w) && plain(who));
+                let own = if who.emitter == NO_EMITTER {
+                    (None, None)
+                } else {
+                    (direct.active(who.emitter), glides.take(who.emitter))
+                };
+                render(v, who.send, own, next.map(|(w, x)| (w.send, x)))
             };
             pool.run(&mut run, ahead, |who, sounded| {
                 let id = who.id;
@@ -424,7 +441,7 @@ impl Mixer {
             });
             tails.render(&mut |v: &mut Voice, send, f: &mut DirectFilter| {
                 let filter = f.is_on().then_some(f);
-                match render(v, send, filter, None) {
+                match render(v, send, (filter, None), None) {
                     Ran::One(ended) => ended,
                     Ran::Both => None,
                 }
@@ -488,6 +505,7 @@ impl Mixer {
             + self.virtuals.memory_bytes()
             + self.space.memory_bytes()
             + self.direct.memory_bytes()
+            + self.glides.memory_bytes()
             + self.tails.memory_bytes()
             + self.prefetch.memory_bytes()
             + self.buses.memory_bytes()

@@ -36,11 +36,11 @@ impl Mixer {
             .min(REFRESHES_PER_BLOCK);
         let (now, audibility, buses) = (self.frame, self.audibility, &self.buses);
         let (counters, space, out_rate) = (&self.counters, &mut self.space, self.out_rate);
-        let filters = &mut self.direct;
+        let (filters, glides) = (&mut self.direct, &mut self.glides);
         self.virtuals.refresh(count, |i, who, v, clock, ends| {
             let ended = Self::catch_up(buses, v, clock, now);
             // A positioned voice ranks by where it is now, and will be.
-            Self::hear_virtual((space, filters), who, v, out_rate);
+            Self::hear_virtual((space, (&mut *filters, &mut *glides)), who, v, out_rate);
             let level = level_of(&audibility, buses, v, space.ahead_of(who), who.send);
             counters.publish_virtual_level(i, level.sqrt());
             // An end not reported yet keeps its frame.

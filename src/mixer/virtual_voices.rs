@@ -376,7 +376,7 @@ impl Mixer {
             return Outcome::Nobody;
         };
         Self::hear_virtual(
-            (&mut self.space, &mut self.direct),
+            (&mut self.space, (&mut self.direct, &mut self.glides)),
             &who,
             &mut voice,
             self.out_rate,

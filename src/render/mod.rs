@@ -10,6 +10,7 @@
 //! nothing, takes no lock and indexes only within bounds it has checked.
 
 pub(crate) mod direct;
+pub(crate) mod glide;
 pub(crate) mod kernel;
 pub(crate) mod limiter;
 pub(crate) mod prefetch;

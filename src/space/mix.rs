@@ -22,6 +22,7 @@ use ringbuf::traits::Producer;
 use crate::protocol::ValidParams;
 use crate::protocol::{MAX_PITCH, MIN_PITCH};
 use crate::render::direct::{band_power, DirectFilters};
+use crate::render::glide::{StepGlide, StepGlides};
 use crate::render::voice::Voice;
 use crate::space::direct::AirTable;
 use crate::space::positions::EmitterTable;
@@ -30,6 +31,10 @@ use crate::voices::audibility::{Ahead, HORIZONS};
 use crate::voices::{Identity, NO_EMITTER};
 
 use crate::mixer::Mixer;
+
+/// Each emitter cell's render state on the mixer: its low-pass and its
+/// pending doppler glide.
+pub(crate) type Cells<'a> = (&'a mut DirectFilters, &'a mut StepGlides);
 
 /// The distance gain a voice silent by distance (the linear model at its
 /// end) is ranked from: -140 dB. It sounds at exactly 0, but keeps a level
@@ -267,11 +272,11 @@ impl Space {
     pub(crate) fn apply(
         &mut self,
         e: u32,
-        (voice, filters): (&mut Voice, &mut DirectFilters),
+        (voice, cells): (&mut Voice, Cells),
         ramp: u32,
         out_rate: u32,
     ) {
-        self.follow(e, (voice, filters), ramp, out_rate, true);
+        self.follow(e, (voice, cells), ramp, out_rate, true);
     }
 
     /// As [`Space::apply`], only if the game moved the play since it was
@@ -279,7 +284,7 @@ impl Space {
     fn follow(
         &mut self,
         e: u32,
-        (voice, filters): (&mut Voice, &mut DirectFilters),
+        (voice, (filters, glides)): (&mut Voice, Cells),
         ramp: u32,
         out_rate: u32,
         always: bool,
@@ -297,8 +302,19 @@ impl Space {
         filters.head_for(e, x.heard.cutoff, out_rate, ramp == 0);
         let (_, pan, pitch) = x.applied();
         let (fade_to, gain) = (x.volume, x.heard.gain);
+        let before = voice.step_raw();
         x.fade_rest =
             voice.respatialize(fade_to, was, gain, pan, pitch, ramp, x.fade_rest, out_rate);
+        // A new doppler shift glides across the block (heard at once by a
+        // voice that is silent, virtual or starting, and where the change
+        // is under 0.2 cent: 1 part in 8,192).
+        let to = voice.step_raw();
+        let audible = to.abs_diff(before) > before >> 13;
+        let glide = (ramp > 0 && audible).then_some(StepGlide { from: before, to });
+        if glide.is_some() {
+            voice.set_step(before);
+        }
+        glides.set(e, glide);
     }
 
     /// Voice `voice` at cell `e` goes on with a fade a move cut at the end
@@ -375,11 +391,18 @@ impl Mixer {
             return;
         }
         let ramp = frames as u32;
-        let (space, out_rate, filters) = (&mut self.space, self.out_rate, &mut self.direct);
+        let (space, out_rate) = (&mut self.space, self.out_rate);
+        let (filters, glides) = (&mut self.direct, &mut self.glides);
         let all = std::mem::take(&mut space.listener_moved);
         self.pool.each_live(|who, v| {
             if who.emitter != NO_EMITTER {
-                space.follow(who.emitter, (v, filters), ramp, out_rate, all);
+                space.follow(
+                    who.emitter,
+                    (v, (&mut *filters, &mut *glides)),
+                    ramp,
+                    out_rate,
+                    all,
+                );
             }
         });
     }
@@ -387,13 +410,13 @@ impl Mixer {
     /// A virtual voice about to be ranked or brought back: heard as it is
     /// now (its gains set at once: it is silent).
     pub(crate) fn hear_virtual(
-        (space, filters): (&mut Space, &mut DirectFilters),
+        (space, cells): (&mut Space, Cells),
         who: &Identity,
         v: &mut Voice,
         out_rate: u32,
     ) {
         if who.emitter != NO_EMITTER {
-            space.apply(who.emitter, (v, filters), 0, out_rate);
+            space.apply(who.emitter, (v, cells), 0, out_rate);
         }
     }
 }

@@ -189,6 +189,19 @@ impl Voice {
         self.step = step_for(self.sound.sample_rate, out_rate, pitch);
     }
 
+    /// Its step, 32.32 fixed point (what a glide runs between).
+    #[inline]
+    pub(crate) fn step_raw(&self) -> u64 {
+        self.step
+    }
+
+    /// Sets its step, 32.32 fixed point (at least one unit), for a piece
+    /// of a glide.
+    #[inline]
+    pub(crate) fn set_step(&mut self, step: u64) {
+        self.step = step.max(1);
+    }
+
     /// Heads for the gains of the current volume and pan. A ramp already
     /// under way (a fade-in, or an earlier change) is never shortened: a
     /// fade keeps its end time and goes on toward the new target.
