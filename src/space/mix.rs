@@ -307,9 +307,9 @@ impl Space {
             voice.respatialize(fade_to, was, gain, pan, pitch, ramp, x.fade_rest, out_rate);
         // A new doppler shift glides across the block (heard at once by a
         // voice that is silent, virtual or starting, and where the change
-        // is under 0.2 cent: 1 part in 8,192).
+        // is under a cent: 1 part in 2,048, 0.85 cent).
         let to = voice.step_raw();
-        let audible = to.abs_diff(before) > before >> 13;
+        let audible = to.abs_diff(before) > before >> 11;
         let glide = (ramp > 0 && audible).then_some(StepGlide { from: before, to });
         if glide.is_some() {
             voice.set_step(before);
