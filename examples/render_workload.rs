@@ -9,8 +9,11 @@
 //! Arguments: voices (default 256), source rate in Hz (default 44100),
 //! blocks (default 100), `portable` to use the portable kernels,
 //! `routed` to put every voice on a bus and in a group, `stereo` for
-//! stereo sounds ([`Workload::stereo`]), and `distinct` for a different
-//! sound per voice ([`Workload::distinct`]).
+//! stereo sounds ([`Workload::stereo`]), `distinct` for a different
+//! sound per voice ([`Workload::distinct`]), `positioned` for every voice
+//! positioned and moved every block ([`Workload::positioned`]) and
+//! `muffled` for every voice also with a cone, air and an occlusion
+//! ([`Workload::muffled`]).
 //!
 //! It prints the time the blocks took per voice-frame (wall clock, the
 //! set-up left out): run it a few times, alternating with the binary it is
@@ -66,6 +69,10 @@ fn workload(args: &[String], voices: usize, rate: u32) -> Workload {
         Workload::stereo(voices, rate)
     } else if has("distinct") {
         Workload::distinct(voices, rate)
+    } else if has("positioned") {
+        Workload::positioned(voices, rate)
+    } else if has("muffled") {
+        Workload::muffled(voices, rate)
     } else {
         Workload::new(voices, rate)
     }

@@ -14,7 +14,7 @@ use crate::protocol::{
     BusHandle, Command, EngineId, Event, MixerSetup, SendTo, TimedEvent, VoiceHandle,
 };
 use crate::render::direct::{DirectFilter, DirectFilters};
-use crate::render::glide::{self, StepGlide, StepGlides};
+use crate::render::glide::StepGlides;
 use crate::render::prefetch::Prefetch;
 use crate::render::tails::Tails;
 use crate::render::voice::Voice;
@@ -31,11 +31,13 @@ mod commands;
 #[cfg(feature = "hooks")]
 mod hooks;
 mod ranking;
+mod shaped;
 mod virtual_ends;
 mod virtual_levels;
 mod virtual_voices;
 
 use ranking::{level_of, ranked};
+use shaped::Shaped;
 
 pub use crate::render::limiter::LIMITER_THRESHOLD;
 
@@ -366,7 +368,7 @@ impl Mixer {
             // One whose doppler shift changed glides to it in pieces.
             let mut render = |v: &mut Voice,
                               send: SendTo,
-                              (filter, glide): (Option<&mut DirectFilter>, Option<StepGlide>),
+                              shaped: Option<Shaped>,
                               next: Option<(SendTo, &mut Voice)>| {
                 let b = v.bus();
                 let limit = buses.render_limit(b);
@@ -374,34 +376,19 @@ impl Mixer {
                     if let Some(k) = v.stream_slot() {
                         streams.touch(k); // held by its bus: still reading
                     }
-                    if let Some(g) = glide {
+                    if let Some((_, Some(g))) = shaped {
                         v.set_step(g.to); // (no glide while held)
                     }
                     return Ran::One(v.is_stopping().then_some(0));
                 }
-                if let Some(f) = filter {
-                    let (to, level) = if send.is_some() {
-                        (send.bus, send.level)
-                    } else {
-                        (b, 0.0)
-                    };
-                    let ran = buses.render_sending(b, to, level, limit, |l, r| {
-                        let ran = glide::render(v, l, r, glide, isa, streams);
-                        f.process(l, r);
-                        ran
-                    });
-                    return Ran::One(ran);
+                if let Some(own) = shaped {
+                    return Ran::One(shaped::render(buses, streams, isa, v, send, own, limit));
                 }
                 if send.is_some() {
                     let ran = buses.render_sending(b, send.bus, send.level, limit, |l, r| {
-                        glide::render(v, l, r, glide, isa, streams)
+                        v.render(l, r, isa, streams)
                     });
                     return Ran::One(ran);
-                }
-                if glide.is_some() {
-                    let (l, r) = buses.target(b);
-                    let (l, r) = (&mut l[..limit], &mut r[..limit]);
-                    return Ran::One(glide::render(v, l, r, glide, isa, streams));
                 }
                 let (l, r) = buses.target(b);
                 let pairable =
@@ -414,19 +401,19 @@ impl Mixer {
                 Ran::One(v.render(&mut l[..limit], &mut r[..limit], isa, streams))
             };
             let ahead = |v: &Voice| prefetch.ahead(v, n);
+            // A voice with its own low-pass or a doppler glide renders
+            // apart (`shaped`), and never pairs.
             let mut run = |who: &Identity, v: &mut Voice, next: Option<(&Identity, &mut Voice)>| {
-                // (A filtered or gliding voice never pairs.)
-                let plain = |w: &Identity| {
-                    w.emitter == NO_EMITTER
-                        || !(direct.is_on(w.emitter) || glides.pending(w.emitter))
+                let is_shaped = |w: &Identity| {
+                    w.emitter != NO_EMITTER
+                        && (direct.is_on(w.emitter) || glides.pending(w.emitter))
                 };
-                let next = next.filter(|(w, _)| plain(w) && plain(who));
-                let own = if who.emitter == NO_EMITTER {
-                    (None, None)
-                } else {
-                    (direct.active(who.emitter), glides.take(who.emitter))
-                };
-                render(v, who.send, own, next.map(|(w, x)| (w.send, x)))
+                if is_shaped(who) {
+                    let own = (direct.active(who.emitter), glides.take(who.emitter));
+                    return render(v, who.send, Some(own), None);
+                }
+                let next = next.filter(|(w, _)| !is_shaped(w));
+                render(v, who.send, None, next.map(|(w, x)| (w.send, x)))
             };
             pool.run(&mut run, ahead, |who, sounded| {
                 let id = who.id;
@@ -440,8 +427,8 @@ impl Mixer {
                 push_event(events, counters, at, Event::Ended { voice });
             });
             tails.render(&mut |v: &mut Voice, send, f: &mut DirectFilter| {
-                let filter = f.is_on().then_some(f);
-                match render(v, send, (filter, None), None) {
+                let shaped = f.is_on().then_some((Some(f), None));
+                match render(v, send, shaped, None) {
                     Ran::One(ended) => ended,
                     Ran::Both => None,
                 }

@@ -257,10 +257,11 @@ impl AirTable {
     fn fit() -> AirTable {
         // Sixth-octave frequencies from 20 Hz to 16 kHz, and the air's loss
         // per metre at each.
+        // (Each with its warped frequency, for the filter's response.)
         let freqs: Vec<(f64, f64)> = (0..=60)
             .map(|k| 20.0 * 2f64.powf(f64::from(k) / 6.0))
             .filter(|&f| f <= 16_000.0)
-            .map(|f| (f, air_db_per_metre(f)))
+            .map(|f| (warped(f), air_db_per_metre(f)))
             .collect();
         let mut hz = [OPEN_HZ; AIR_POINTS];
         for (k, h) in hz.iter_mut().enumerate() {
@@ -275,10 +276,11 @@ impl AirTable {
                 continue;
             }
             let worst = |fc: f64| {
+                let wc = warped(fc);
                 freqs
                     .iter()
                     .take_while(|(_, a)| a * metres <= FITTED_DB)
-                    .map(|&(f, a)| (lowpass_db(fc, f) - a * metres).abs())
+                    .map(|&(w, a)| (loss_db(w / wc) - a * metres).abs())
                     .fold(0.0, f64::max)
             };
             // Golden-section search in log frequency.
@@ -314,9 +316,18 @@ impl AirTable {
 
 /// The loss (dB) of the two-pole Butterworth low-pass at `fc` at `f`, as
 /// the bilinear transform makes it at 48 kHz.
+#[cfg(test)]
 fn lowpass_db(fc: f64, f: f64) -> f64 {
-    let w = |hz: f64| (std::f64::consts::PI * hz.min(21_600.0) / 48_000.0).tan();
-    let x = w(f) / w(fc);
+    loss_db(warped(f) / warped(fc))
+}
+
+/// `hz` warped as the bilinear transform does at 48 kHz.
+fn warped(hz: f64) -> f64 {
+    (std::f64::consts::PI * hz.min(21_600.0) / 48_000.0).tan()
+}
+
+/// The Butterworth low-pass's loss (dB) at `x` times its (warped) cutoff.
+fn loss_db(x: f64) -> f64 {
     10.0 * (1.0 + x * x * x * x).log10()
 }
 

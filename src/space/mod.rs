@@ -333,14 +333,7 @@ pub(crate) fn hear(
     {
         (1.0, OPEN_HZ)
     } else {
-        direct::shape(
-            spatial.cone.as_ref(),
-            emitter.orientation,
-            emitter.occlusion,
-            (spatial.air, air),
-            toward,
-            distance,
-        )
+        shaped(emitter, air, toward, distance)
     };
     let Some(toward) = toward else {
         return Heard {
@@ -373,6 +366,26 @@ pub(crate) fn hear(
         direct,
         cutoff,
     }
+}
+
+/// [`direct::shape`] for `emitter`: out of line, so that a plain
+/// positioned play's hearing stays small.
+#[inline(never)]
+fn shaped(
+    emitter: &ValidEmitter,
+    air: &AirTable,
+    toward: Option<Vec3>,
+    distance: f32,
+) -> (f32, f32) {
+    let spatial = &emitter.spatial;
+    direct::shape(
+        spatial.cone.as_ref(),
+        emitter.orientation,
+        emitter.occlusion,
+        (spatial.air, air),
+        toward,
+        distance,
+    )
 }
 
 /// `(c - D vl) / (c - D vs)` with `vs`, `vl` the source's and listener's
