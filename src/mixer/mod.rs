@@ -37,7 +37,7 @@ mod virtual_levels;
 mod virtual_voices;
 
 use ranking::{level_of, ranked};
-use shaped::Shaped;
+use shaped::{Batch, Filter, Shaped};
 
 pub use crate::render::limiter::LIMITER_THRESHOLD;
 
@@ -142,6 +142,8 @@ pub struct Mixer {
     pub(crate) direct: DirectFilters,
     /// Each emitter cell's doppler glide for the next block.
     pub(crate) glides: StepGlides,
+    /// Filtered voices waiting to be filtered together.
+    pub(crate) batch: Box<Batch>,
     /// Whether (and which) voices' sample data is fetched ahead.
     pub(crate) prefetch: Prefetch,
     /// The audio side of every stream slot.
@@ -223,6 +225,7 @@ impl Mixer {
             tails: Tails::new(settings.voices),
             direct: DirectFilters::new(emitters.records.len()),
             glides: StepGlides::new(emitters.records.len()),
+            batch: Box::new(Batch::new()),
             space: crate::space::mix::Space::new(settings.speed_of_sound, emitters),
             prefetch: Prefetch::new(),
             streams,
@@ -344,6 +347,7 @@ impl Mixer {
             space,
             direct,
             glides,
+            batch,
             ..
         } = self;
         let isa = rules.isa;
@@ -366,40 +370,49 @@ impl Mixer {
             // A voice with a low-pass of its own (`direct`) renders into
             // the scratch pair, is filtered there, and added.
             // One whose doppler shift changed glides to it in pieces.
-            let mut render = |v: &mut Voice,
-                              send: SendTo,
-                              shaped: Option<Shaped>,
-                              next: Option<(SendTo, &mut Voice)>| {
-                let b = v.bus();
-                let limit = buses.render_limit(b);
-                if limit == 0 {
-                    if let Some(k) = v.stream_slot() {
-                        streams.touch(k); // held by its bus: still reading
+            let mut render =
+                |v: &mut Voice,
+                 send: SendTo,
+                 shaped: Option<Shaped>,
+                 next: Option<(SendTo, &mut Voice)>,
+                 (direct, batch): (&mut DirectFilters, &mut Batch)| {
+                    let b = v.bus();
+                    let limit = buses.render_limit(b);
+                    if limit == 0 {
+                        if let Some(k) = v.stream_slot() {
+                            streams.touch(k); // held by its bus: still reading
+                        }
+                        if let Some((_, Some(g))) = shaped {
+                            v.set_step(g.to); // (no glide while held)
+                        }
+                        return Ran::One(v.is_stopping().then_some(0));
                     }
-                    if let Some((_, Some(g))) = shaped {
-                        v.set_step(g.to); // (no glide while held)
+                    if let Some(own) = shaped {
+                        let lent = shaped::Lent {
+                            buses: &mut *buses,
+                            streams: &mut *streams,
+                            direct,
+                            batch,
+                            isa,
+                        };
+                        return Ran::One(shaped::render(lent, v, send, own, limit, n));
                     }
-                    return Ran::One(v.is_stopping().then_some(0));
-                }
-                if let Some(own) = shaped {
-                    return Ran::One(shaped::render(buses, streams, isa, v, send, own, limit));
-                }
-                if send.is_some() {
-                    let ran = buses.render_sending(b, send.bus, send.level, limit, |l, r| {
-                        v.render(l, r, isa, streams)
-                    });
-                    return Ran::One(ran);
-                }
-                let (l, r) = buses.target(b);
-                let pairable =
-                    |(s, w): &(SendTo, &mut Voice)| !s.is_some() && limit == n && w.bus() == b;
-                if let Some((_, w)) = next.filter(pairable) {
-                    if Voice::render_pair(v, w, l, r, isa) {
-                        return Ran::Both;
+                    if send.is_some() {
+                        let ran = buses.render_sending(b, send.bus, send.level, limit, |l, r| {
+                            v.render(l, r, isa, streams)
+                        });
+                        return Ran::One(ran);
                     }
-                }
-                Ran::One(v.render(&mut l[..limit], &mut r[..limit], isa, streams))
-            };
+                    let (l, r) = buses.target(b);
+                    let pairable =
+                        |(s, w): &(SendTo, &mut Voice)| !s.is_some() && limit == n && w.bus() == b;
+                    if let Some((_, w)) = next.filter(pairable) {
+                        if Voice::render_pair(v, w, l, r, isa) {
+                            return Ran::Both;
+                        }
+                    }
+                    Ran::One(v.render(&mut l[..limit], &mut r[..limit], isa, streams))
+                };
             let ahead = |v: &Voice| prefetch.ahead(v, n);
             // A voice with its own low-pass or a doppler glide renders
             // apart (`shaped`), and never pairs.
@@ -409,11 +422,18 @@ impl Mixer {
                         && (direct.is_on(w.emitter) || glides.pending(w.emitter))
                 };
                 if is_shaped(who) {
-                    let own = (direct.active(who.emitter), glides.take(who.emitter));
-                    return render(v, who.send, Some(own), None);
+                    let e = who.emitter;
+                    let filter = if direct.is_on(e) {
+                        Filter::Cell(e)
+                    } else {
+                        Filter::Off
+                    };
+                    let own = (filter, glides.take(e));
+                    return render(v, who.send, Some(own), None, (&mut *direct, &mut *batch));
                 }
                 let next = next.filter(|(w, _)| !is_shaped(w));
-                render(v, who.send, None, next.map(|(w, x)| (w.send, x)))
+                let next = next.map(|(w, x)| (w.send, x));
+                render(v, who.send, None, next, (&mut *direct, &mut *batch))
             };
             pool.run(&mut run, ahead, |who, sounded| {
                 let id = who.id;
@@ -427,12 +447,14 @@ impl Mixer {
                 push_event(events, counters, at, Event::Ended { voice });
             });
             tails.render(&mut |v: &mut Voice, send, f: &mut DirectFilter| {
-                let shaped = f.is_on().then_some((Some(f), None));
-                match render(v, send, shaped, None) {
+                let shaped = f.is_on().then_some((Filter::Own(f), None));
+                match render(v, send, shaped, None, (&mut *direct, &mut *batch)) {
                     Ran::One(ended) => ended,
                     Ran::Both => None,
                 }
             });
+            // Filtered voices still waiting are filtered and added.
+            batch.flush(isa, direct, buses);
             buses.finish_chunk(chunk, isa);
             chunk_start += n as u64;
         }
@@ -493,6 +515,7 @@ impl Mixer {
             + self.space.memory_bytes()
             + self.direct.memory_bytes()
             + self.glides.memory_bytes()
+            + self.batch.memory_bytes()
             + self.tails.memory_bytes()
             + self.prefetch.memory_bytes()
             + self.buses.memory_bytes()

@@ -400,6 +400,39 @@ impl Buses {
     }
 }
 
+impl Buses {
+    /// Adds a voice's rendered pair `l`, `r` to bus `b`, and times `level`
+    /// to bus `send` if given (as [`Buses::render_sending`] does with its
+    /// own scratch pair), and leaves the pair silent.
+    pub(crate) fn add_pair(
+        &mut self,
+        b: u16,
+        send: Option<(u16, f32)>,
+        l: &mut [f32],
+        r: &mut [f32],
+    ) {
+        let n = l.len().min(r.len()).min(self.chunk);
+        let (l, r) = (&mut l[..n], &mut r[..n]);
+        let mut own = 1.0;
+        if let Some((s, level)) = send {
+            if self.mark_used(s) == self.mark_used(b) {
+                // Sent to its own bus: once, louder.
+                own += level;
+            } else {
+                let (sl, sr) = self.target(s);
+                for (to, x) in [(sl, &*l), (sr, &*r)] {
+                    for (y, x) in to[..n].iter_mut().zip(x) {
+                        *y += *x * level;
+                    }
+                }
+            }
+        }
+        let (tl, tr) = self.target(b);
+        add_and_clear(&mut tl[..n], l, own);
+        add_and_clear(&mut tr[..n], r, own);
+    }
+}
+
 /// A finite `f32`'s magnitude orders as its bits do (a NaN's above
 /// infinity's): compared as integers, the loop vectorizes.
 #[inline(always)]
