@@ -226,7 +226,7 @@ impl Mixer {
             direct: DirectFilters::new(emitters.records.len()),
             glides: StepGlides::new(emitters.records.len()),
             batch: Box::new(Batch::new()),
-            space: crate::space::mix::Space::new(settings.speed_of_sound, emitters),
+            space: crate::space::mix::Space::new(settings.speed_of_sound, emitters, out_rate),
             prefetch: Prefetch::new(),
             streams,
             audibility: Audibility::new(out_rate),

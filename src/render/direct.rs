@@ -3,7 +3,8 @@
 //! state-variable filter (topology-preserving, Butterworth: -3 dB at the
 //! cutoff, 12 dB per octave above), one per cell of the emitter table,
 //! kept outside the voice's 64-byte line; a cutoff change glides over the
-//! next render in steps of 16 frames.
+//! next render in steps of 16 frames, evenly in log frequency, and a
+//! filter turned on starts from its input, not from silence.
 //!
 //! Real-time contract: the filters are allocated with the engine (one per
 //! emitter cell) and never grow; running one is a few multiplies a frame
@@ -31,6 +32,10 @@ pub(crate) struct DirectFilter {
     on: bool,
     /// The cutoff it heads for is open: once reached, it stops filtering.
     to_open: bool,
+    /// Just turned on: its state is taken from its first input (as if
+    /// that had been playing through it), not from silence, which would
+    /// ring.
+    fresh: bool,
 }
 
 impl DirectFilter {
@@ -42,6 +47,7 @@ impl DirectFilter {
         to: 0.0,
         on: false,
         to_open: true,
+        fresh: false,
     };
 
     /// Whether it filters.
@@ -65,6 +71,7 @@ impl DirectFilter {
                 to: warp(hz, rate),
                 on: true,
                 to_open: false,
+                fresh: true,
                 ..DirectFilter::OFF
             };
             return;
@@ -74,27 +81,25 @@ impl DirectFilter {
     }
 
     /// Filters the planar pair `l`, `r` in place, gliding to the cutoff it
-    /// heads for over them.
-    ///
-    /// The state-variable filter written as its state-space recursion
-    /// (`s' = M s + b x`, `y = c s + d x`): per frame and channel, the
-    /// next state hangs on the last through one multiply and two adds;
-    /// the two channels run interleaved.
+    /// heads for over them (evenly in log frequency, a step every 16
+    /// frames). A filter just turned on starts from its first input
+    /// ([`DirectFilter::prime`]). The recursion is [`Matrix`]'s, the two
+    /// channels interleaved; [`process_batch`] runs the same arithmetic
+    /// for eight voices at once.
     pub(crate) fn process(&mut self, l: &mut [f32], r: &mut [f32]) {
         let frames = l.len().min(r.len());
         let steps = frames.div_ceil(GLIDE_STEP).max(1);
-        let (g0, dg) = (self.g, (self.to - self.g) / steps as f32);
+        let step = glide_ratio(self.g, self.to, steps);
+        let mut g = self.g;
+        if self.fresh {
+            self.prime(l.first().copied(), r.first().copied());
+        }
         let (mut s1, mut s2) = (self.s1, self.s2);
-        for (k, (l, r)) in l[..frames]
+        for (l, r) in l[..frames]
             .chunks_mut(GLIDE_STEP)
             .zip(r[..frames].chunks_mut(GLIDE_STEP))
-            .enumerate()
         {
-            let g = if dg == 0.0 {
-                g0
-            } else {
-                g0 + dg * (k + 1) as f32
-            };
+            g *= step;
             let m = Matrix::of(g);
             for (x, y) in l.iter_mut().zip(r.iter_mut()) {
                 let (ol, or) = (m.out(s1[0], s2[0], *x), m.out(s1[1], s2[1], *y));
@@ -128,7 +133,7 @@ impl DirectFilter {
 /// right): while one frame's state waits on the last, the others' work
 /// fills the time.
 pub(crate) const BATCH: usize = 8;
-const LANES: usize = 2 * BATCH;
+pub(crate) const LANES: usize = 2 * BATCH;
 
 /// Filters up to [`BATCH`] voices' planar pairs at once, each through its
 /// own filter of `filters` (gliding as [`DirectFilter::process`] does,
@@ -150,7 +155,9 @@ pub(crate) fn process_batch(
         // SAFETY: the token proves the CPU has AVX2; the function only
         // vectorizes the portable code (no FMA: the same results).
         Isa::Avx2(_) => unsafe { process_batch_avx2(filters, buf, stride, frames) },
-        Isa::Scalar => process_lanes(filters, buf, stride, frames),
+        Isa::Scalar => process_lanes(filters, buf, (stride, frames), |c, s, buf, rows| {
+            run_rows(c, s, buf, stride, rows);
+        }),
     }
 }
 
@@ -162,69 +169,55 @@ unsafe fn process_batch_avx2(
     stride: usize,
     frames: usize,
 ) {
-    process_lanes(filters, buf, stride, frames);
+    process_lanes(filters, buf, (stride, frames), |c, s, buf, rows| {
+        // SAFETY: this runs within `process_batch_avx2`, which only runs
+        // with the AVX2 token in hand; `rows` lies within every lane
+        // (`process_lanes` checked the sizes).
+        unsafe { super::direct_avx2::rows(c, s, buf, stride, rows) }
+    });
 }
 
-/// [`process_batch`]'s body. Per glide step (16 frames): each lane's
-/// coefficients, the lanes' frames gathered into a tile (a row per frame,
-/// a column per lane), every lane's recursion run side by side down the
-/// rows (the arithmetic of [`Matrix::out`] and [`Matrix::next`], lane by
-/// lane: vectorized across lanes), and the tile put back.
+/// [`process_batch`]'s body: per glide step (16 frames), each lane's
+/// coefficients, then `rows` runs every lane's recursion over the step's
+/// frames ([`run_rows`], or the AVX2 one).
 #[inline(always)]
 fn process_lanes(
     filters: &mut [DirectFilter; BATCH],
     buf: &mut [f32],
-    stride: usize,
-    frames: usize,
+    (stride, frames): (usize, usize),
+    mut rows: impl FnMut(&Coefficients, &mut State, &mut [f32], std::ops::Range<usize>),
 ) {
     let steps = frames.div_ceil(GLIDE_STEP).max(1);
-    let mut s1 = [0.0f32; LANES];
-    let mut s2 = [0.0f32; LANES];
-    let (mut g0, mut dg) = ([0.0f32; LANES], [0.0f32; LANES]);
+    let mut s = State::default();
+    let (mut g, mut ratio) = ([0.0f32; LANES], [1.0f32; LANES]);
     let mut on = [false; LANES];
+    for (v, f) in filters.iter_mut().enumerate() {
+        if f.fresh {
+            let first = |j: usize| buf.get(j * stride).copied();
+            f.prime(first(2 * v), first(2 * v + 1));
+        }
+    }
     for (j, f) in filters.iter().flat_map(|f| [f, f]).enumerate() {
         on[j] = f.on;
-        s1[j] = f.s1[j % 2];
-        s2[j] = f.s2[j % 2];
-        g0[j] = f.g;
-        dg[j] = (f.to - f.g) / steps as f32;
+        s.s1[j] = f.s1[j % 2];
+        s.s2[j] = f.s2[j % 2];
+        g[j] = f.g;
+        ratio[j] = glide_ratio(f.g, f.to, steps);
     }
-    let mut tile = [[0.0f32; LANES]; GLIDE_STEP];
     for k in 0..steps {
         let (start, end) = (k * GLIDE_STEP, ((k + 1) * GLIDE_STEP).min(frames));
-        let rows = end - start;
         // The coefficients, lane by lane, as columns.
         let mut c = Coefficients::default();
         for j in 0..LANES {
-            let m = if !on[j] {
-                Matrix::PASS
-            } else if dg[j] == 0.0 {
-                Matrix::of(g0[j])
+            g[j] *= ratio[j];
+            let m = if on[j] {
+                Matrix::of(g[j])
             } else {
-                Matrix::of(g0[j] + dg[j] * (k + 1) as f32)
+                Matrix::PASS
             };
             c.set(j, &m);
         }
-        for (j, lane) in buf.chunks_exact(stride).take(LANES).enumerate() {
-            for (row, &x) in tile.iter_mut().zip(&lane[start..end]) {
-                row[j] = x;
-            }
-        }
-        for row in tile.iter_mut().take(rows) {
-            let x = *row;
-            for j in 0..LANES {
-                row[j] = c.c1[j] * s1[j] + c.c2[j] * s2[j] + c.d[j] * x[j];
-                let n1 = c.m11[j] * s1[j] + (c.m12[j] * s2[j] + c.b1[j] * x[j]);
-                let n2 = c.m21[j] * s1[j] + (c.m22[j] * s2[j] + c.b2[j] * x[j]);
-                s1[j] = n1;
-                s2[j] = n2;
-            }
-        }
-        for (j, lane) in buf.chunks_exact_mut(stride).take(LANES).enumerate() {
-            for (row, y) in tile.iter().zip(&mut lane[start..end]) {
-                *y = row[j];
-            }
-        }
+        rows(&c, &mut s, buf, start..end);
     }
     let settle = |v: f32| {
         if v.is_finite() && v.abs() > 1e-20 {
@@ -237,8 +230,8 @@ fn process_lanes(
         if !f.on {
             continue;
         }
-        f.s1 = [settle(s1[2 * v]), settle(s1[2 * v + 1])];
-        f.s2 = [settle(s2[2 * v]), settle(s2[2 * v + 1])];
+        f.s1 = [settle(s.s1[2 * v]), settle(s.s1[2 * v + 1])];
+        f.s2 = [settle(s.s2[2 * v]), settle(s.s2[2 * v + 1])];
         f.g = f.to;
         if f.to_open {
             *f = DirectFilter::OFF;
@@ -246,65 +239,96 @@ fn process_lanes(
     }
 }
 
+/// Every lane's filter state.
+#[derive(Default)]
+pub(crate) struct State {
+    pub(crate) s1: [f32; LANES],
+    pub(crate) s2: [f32; LANES],
+}
+
+/// Runs every lane's recursion over frames `rows` of `buf` (lane `j` at
+/// `buf[j * stride..]`): the lanes' frames gathered into a tile (a row per
+/// frame, a column per lane), the rows run lane by lane (vectorized
+/// across lanes: the arithmetic of [`Matrix::out`] and [`Matrix::next`]),
+/// and the tile put back.
+#[inline(always)]
+pub(crate) fn run_rows(
+    c: &Coefficients,
+    s: &mut State,
+    buf: &mut [f32],
+    stride: usize,
+    rows: std::ops::Range<usize>,
+) {
+    let mut tile = [[0.0f32; LANES]; GLIDE_STEP];
+    let (start, end) = (rows.start, rows.end.min(rows.start + GLIDE_STEP));
+    for (j, lane) in buf.chunks_exact(stride).take(LANES).enumerate() {
+        for (row, &x) in tile.iter_mut().zip(&lane[start..end]) {
+            row[j] = x;
+        }
+    }
+    for row in tile.iter_mut().take(end - start) {
+        let x = *row;
+        for j in 0..LANES {
+            let (s1, s2) = (s.s1[j], s.s2[j]);
+            let v = x[j] - s2;
+            row[j] = (c.c1[j] * s1 + s2) + c.d[j] * v;
+            s.s1[j] = c.m11[j] * s1 + c.b1[j] * v;
+            s.s2[j] = (c.b1[j] * s1 + s2) + c.b2[j] * v;
+        }
+    }
+    for (j, lane) in buf.chunks_exact_mut(stride).take(LANES).enumerate() {
+        for (row, y) in tile.iter().zip(&mut lane[start..end]) {
+            *y = row[j];
+        }
+    }
+}
+
 /// [`Matrix`] per lane, field by field (so that a lane-wise loop over
 /// them vectorizes).
 #[derive(Default)]
-struct Coefficients {
-    m11: [f32; LANES],
-    m12: [f32; LANES],
-    m21: [f32; LANES],
-    m22: [f32; LANES],
-    b1: [f32; LANES],
-    b2: [f32; LANES],
-    c1: [f32; LANES],
-    c2: [f32; LANES],
-    d: [f32; LANES],
+pub(crate) struct Coefficients {
+    pub(crate) m11: [f32; LANES],
+    pub(crate) b1: [f32; LANES],
+    pub(crate) b2: [f32; LANES],
+    pub(crate) c1: [f32; LANES],
+    pub(crate) d: [f32; LANES],
 }
 
 impl Coefficients {
     #[inline(always)]
     fn set(&mut self, j: usize, m: &Matrix) {
         self.m11[j] = m.m11;
-        self.m12[j] = m.m12;
-        self.m21[j] = m.m21;
-        self.m22[j] = m.m22;
         self.b1[j] = m.b1;
         self.b2[j] = m.b2;
         self.c1[j] = m.c1;
-        self.c2[j] = m.c2;
         self.d[j] = m.d;
     }
 }
 
-/// The two-pole low-pass at one cutoff as a state-space recursion: from
-/// the topology-preserving state-variable filter (`v3 = x - s2`,
+/// The two-pole low-pass at one cutoff as a recursion on its state: the
+/// topology-preserving state-variable filter (`v3 = x - s2`,
 /// `v1 = a1 s1 + a2 v3`, `v2 = s2 + a2 s1 + a3 v3`, `s1' = 2 v1 - s1`,
-/// `s2' = 2 v2 - s2`, `y = v2`), multiplied out.
+/// `s2' = 2 v2 - s2`, `y = v2`) multiplied out: with `v = x - s2`,
+/// `s1' = (2 a1 - 1) s1 + 2 a2 v`, `s2' = (2 a2 s1 + s2) + 2 a3 v`,
+/// `y = (a2 s1 + s2) + a3 v`. Each frame's state hangs on the last through
+/// a subtraction, a multiply and an add.
 #[derive(Clone, Copy)]
 struct Matrix {
     m11: f32,
-    m12: f32,
-    m21: f32,
-    m22: f32,
     b1: f32,
     b2: f32,
     c1: f32,
-    c2: f32,
     d: f32,
 }
 
 impl Matrix {
-    /// A wire: the input out, the state left at rest (a filter that is off
-    /// in a batch).
+    /// A wire: the input out, a state at rest left at rest (a filter that
+    /// is off, in a batch).
     const PASS: Matrix = Matrix {
         m11: 1.0,
-        m12: 0.0,
-        m21: 0.0,
-        m22: 1.0,
         b1: 0.0,
         b2: 0.0,
         c1: 0.0,
-        c2: 0.0,
         d: 1.0,
     };
 
@@ -314,28 +338,54 @@ impl Matrix {
         let (a2, a3) = (g * a1, g * g * a1);
         Matrix {
             m11: 2.0 * a1 - 1.0,
-            m12: -2.0 * a2,
-            m21: 2.0 * a2,
-            m22: 1.0 - 2.0 * a3,
             b1: 2.0 * a2,
             b2: 2.0 * a3,
             c1: a2,
-            c2: 1.0 - a3,
             d: a3,
         }
     }
 
     #[inline(always)]
     fn out(&self, s1: f32, s2: f32, x: f32) -> f32 {
-        self.c1 * s1 + self.c2 * s2 + self.d * x
+        (self.c1 * s1 + s2) + self.d * (x - s2)
     }
 
     #[inline(always)]
     fn next(&self, s1: f32, s2: f32, x: f32) -> (f32, f32) {
+        let v = x - s2;
         (
-            self.m11 * s1 + (self.m12 * s2 + self.b1 * x),
-            self.m21 * s1 + (self.m22 * s2 + self.b2 * x),
+            self.m11 * s1 + self.b1 * v,
+            (self.b1 * s1 + s2) + self.b2 * v,
         )
+    }
+}
+
+impl DirectFilter {
+    /// A filter just turned on takes its state from its first input `l`,
+    /// `r`: the state of a low-pass a steady input has been passing
+    /// through (`s1` 0, `s2` the input), so that it starts where its input
+    /// is rather than from silence (a step that rings).
+    #[inline]
+    fn prime(&mut self, l: Option<f32>, r: Option<f32>) {
+        self.fresh = false;
+        self.s1 = [0.0; 2];
+        self.s2 = [l.unwrap_or(0.0), r.unwrap_or(0.0)];
+    }
+}
+
+/// The factor a cutoff's warped coefficient moves by at each of `steps`
+/// steps from `g` to `to`: a glide even in log frequency (in a straight
+/// line, most of a glide up would come at once).
+#[inline]
+fn glide_ratio(g: f32, to: f32, steps: usize) -> f32 {
+    if g == to || g <= 0.0 || to <= 0.0 {
+        return 1.0;
+    }
+    let r = (to / g).powf(1.0 / steps as f32);
+    if r.is_finite() {
+        r
+    } else {
+        1.0
     }
 }
 
@@ -441,7 +491,12 @@ mod tests {
         // Eight voices with cutoffs gliding every which way (one off),
         // noise in; each voice's lanes against the same filter run alone,
         // bit for bit, with each instruction set this CPU has.
-        let (stride, frames) = (300, 250);
+        for frames in [250, 256, 7, 1] {
+            batch_against_alone(300, frames);
+        }
+    }
+
+    fn batch_against_alone(stride: usize, frames: usize) {
         let mut seed = 7u32;
         let mut noise = || {
             seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
@@ -475,7 +530,7 @@ mod tests {
                 .zip(alone.chunks(stride))
                 .enumerate()
             {
-                assert!(a == b, "{isa:?}: lane {j} differs");
+                assert!(a == b, "{isa:?}, {frames} frames: lane {j} differs");
             }
         }
     }

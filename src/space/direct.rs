@@ -63,7 +63,8 @@ pub struct Cone {
 
 /// What stands between a positioned play and the listener, as the game's
 /// ray casts found it: a gain and a low-pass on the direct sound, set with
-/// [`crate::Controller::set_occlusion`] and reached over the next block.
+/// [`crate::Controller::set_occlusion`] and reached over the next block
+/// (the low-pass over its first 1,024 frames, for a longer block).
 /// [`Occlusion::NONE`] (the default) is nothing in the way.
 ///
 /// It applies to the voice's whole output, its send to a reverb bus
@@ -229,11 +230,15 @@ fn air_at(hz: f64, rh: f64) -> f64 {
 /// Per metre of air path (times the play's air factor), the cutoff of the
 /// two-pole low-pass that best follows what the air takes: fitted so that
 /// the largest difference, over 20 Hz to 16 kHz where the air takes up to
-/// 12 dB, is least (within 0.6 dB at 5 m, 1.9 dB from 10 m to 400 m, 3.3
-/// dB beyond: far off, the air's loss is a shelf plus a slope that one
-/// low-pass cannot follow). Between the table's distances the cutoff is
+/// 12 dB, is least. At 44.1 kHz and above that is within 0.7 dB at 5 m,
+/// 2.2 dB from 10 m to 400 m and 3.4 dB beyond (far off, the air's loss is
+/// a shelf plus a slope that one low-pass cannot follow); 0.8 dB more at
+/// 22,050 Hz, where the bilinear transform bends the filter's top octave.
+/// Fitted to the filter as it is at the output rate, at frequencies up to
+/// 0.45 of the rate; between the table's distances the cutoff is
 /// interpolated in log frequency over log distance. Made once per process
-/// (about a millisecond), on the game side.
+/// and output rate (a few milliseconds), on the game side, as an engine
+/// is made.
 #[derive(Clone, Debug)]
 pub(crate) struct AirTable {
     /// At `2^(k / STEPS)` metres of air, the cutoff (Hz).
@@ -241,32 +246,45 @@ pub(crate) struct AirTable {
 }
 
 /// Table points per doubling of distance.
-const STEPS: f32 = 4.0;
+const STEPS: f32 = 8.0;
 /// From 1 m to 2^(AIR_POINTS / STEPS) m (over 100 km).
-const AIR_POINTS: usize = 72;
+const AIR_POINTS: usize = 144;
 /// The most loss (dB) the fit follows.
 const FITTED_DB: f64 = 12.0;
 
 impl AirTable {
-    /// The table, made on first use.
-    pub(crate) fn get() -> &'static AirTable {
-        static TABLE: std::sync::OnceLock<AirTable> = std::sync::OnceLock::new();
-        TABLE.get_or_init(AirTable::fit)
+    /// The table for output rate `rate`, made on first use (game side:
+    /// it may allocate and lock). Kept for the process: a few hundred
+    /// bytes per rate an engine was made at.
+    pub(crate) fn for_rate(rate: u32) -> &'static AirTable {
+        type Made = Vec<(u32, &'static AirTable)>;
+        static TABLES: std::sync::Mutex<Made> = std::sync::Mutex::new(Vec::new());
+        let mut tables = TABLES.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&(_, table)) = tables.iter().find(|(r, _)| *r == rate) {
+            return table;
+        }
+        let table: &'static AirTable = Box::leak(Box::new(AirTable::fit(rate)));
+        tables.push((rate, table));
+        table
     }
 
-    fn fit() -> AirTable {
-        // Sixth-octave frequencies from 20 Hz to 16 kHz, and the air's loss
-        // per metre at each.
+    fn fit(rate: u32) -> AirTable {
+        let rate = f64::from(rate.max(1));
+        // Sixth-octave frequencies from 20 Hz to 16 kHz (and below 0.45 of
+        // the rate), and the air's loss per metre at each.
         // (Each with its warped frequency, for the filter's response.)
         let freqs: Vec<(f64, f64)> = (0..=60)
             .map(|k| 20.0 * 2f64.powf(f64::from(k) / 6.0))
-            .filter(|&f| f <= 16_000.0)
-            .map(|f| (warped(f), air_db_per_metre(f)))
+            .filter(|&f| f <= 16_000.0 && f <= 0.45 * rate)
+            .map(|f| (warped(f, rate), air_db_per_metre(f)))
             .collect();
         let mut hz = [OPEN_HZ; AIR_POINTS];
+        let Some(&(_, lowest)) = freqs.first() else {
+            return AirTable { hz };
+        };
         for (k, h) in hz.iter_mut().enumerate() {
             let metres = 2f64.powf(k as f64 / f64::from(STEPS));
-            if freqs[0].1 * metres > FITTED_DB {
+            if lowest * metres > FITTED_DB {
                 *h = MIN_LOWPASS_HZ;
                 continue;
             }
@@ -276,7 +294,7 @@ impl AirTable {
                 continue;
             }
             let worst = |fc: f64| {
-                let wc = warped(fc);
+                let wc = warped(fc, rate);
                 freqs
                     .iter()
                     .take_while(|(_, a)| a * metres <= FITTED_DB)
@@ -285,7 +303,7 @@ impl AirTable {
             };
             // Golden-section search in log frequency.
             let (mut lo, mut hi) = (f64::from(MIN_LOWPASS_HZ).ln(), 40_000f64.ln());
-            for _ in 0..48 {
+            for _ in 0..32 {
                 let a = lo + (hi - lo) * 0.382;
                 let b = lo + (hi - lo) * 0.618;
                 if worst(a.exp()) < worst(b.exp()) {
@@ -315,15 +333,16 @@ impl AirTable {
 }
 
 /// The loss (dB) of the two-pole Butterworth low-pass at `fc` at `f`, as
-/// the bilinear transform makes it at 48 kHz.
+/// the bilinear transform makes it at `rate`.
 #[cfg(test)]
-fn lowpass_db(fc: f64, f: f64) -> f64 {
-    loss_db(warped(f) / warped(fc))
+fn lowpass_db(fc: f64, f: f64, rate: f64) -> f64 {
+    loss_db(warped(f, rate) / warped(fc, rate))
 }
 
-/// `hz` warped as the bilinear transform does at 48 kHz.
-fn warped(hz: f64) -> f64 {
-    (std::f64::consts::PI * hz.min(21_600.0) / 48_000.0).tan()
+/// `hz` warped as the bilinear transform does at `rate` (as the filter
+/// does it: at most 0.45 of the rate).
+fn warped(hz: f64, rate: f64) -> f64 {
+    (std::f64::consts::PI * hz.min(0.45 * rate) / rate).tan()
 }
 
 /// The Butterworth low-pass's loss (dB) at `x` times its (warped) cutoff.
@@ -389,24 +408,38 @@ mod tests {
 
     #[test]
     fn the_air_low_pass_follows_the_air() {
-        let t = AirTable::get();
-        for (metres, within) in [
-            (5.0f32, 0.6),
-            (25.0, 1.9),
-            (100.0, 1.9),
-            (400.0, 1.9),
-            (1_500.0, 3.3),
-        ] {
-            let fc = f64::from(t.cutoff(metres));
-            for k in 0..=54 {
-                let f = 20.0 * 2f64.powf(f64::from(k) / 6.0);
-                let air = air_db_per_metre(f) * f64::from(metres);
-                if air <= FITTED_DB {
-                    let off = (lowpass_db(fc, f) - air).abs();
-                    assert!(off < within, "{metres} m, {f:.0} Hz: {off:.2} dB off");
+        // (At each rate, over the frequencies it fits: up to 16 kHz and
+        // 0.45 of the rate.)
+        for rate in [48_000u32, 44_100, 22_050, 96_000] {
+            let t = AirTable::for_rate(rate);
+            let distances = [
+                (5.0f32, 0.7),
+                (25.0, 2.2),
+                (100.0, 2.2),
+                (400.0, 2.2),
+                (1_500.0, 3.4),
+            ];
+            // (At 22,050 Hz the filter's top octave, bent by the bilinear
+            // transform, follows the air less well.)
+            let loose = if rate < 44_100 { 0.8 } else { 0.0 };
+            for (metres, within) in distances {
+                let within = within + loose;
+                let fc = f64::from(t.cutoff(metres));
+                for k in 0..=54 {
+                    let f = 20.0 * 2f64.powf(f64::from(k) / 6.0);
+                    let air = air_db_per_metre(f) * f64::from(metres);
+                    if air <= FITTED_DB && f <= 0.45 * f64::from(rate) {
+                        let off = (lowpass_db(fc, f, f64::from(rate)) - air).abs();
+                        assert!(
+                            off < within,
+                            "{rate} Hz, {metres} m, {f:.0} Hz: {off:.2} dB off"
+                        );
+                    }
                 }
             }
+            assert_eq!(t.cutoff(0.5), OPEN_HZ);
         }
+        let t = AirTable::for_rate(48_000);
         assert_eq!(t.cutoff(0.5), OPEN_HZ);
         // Past the table: its last point, never a panic.
         assert!(t.cutoff(f32::MAX) > 0.0 && t.cutoff(f32::INFINITY) > 0.0);

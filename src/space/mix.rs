@@ -74,14 +74,14 @@ pub(crate) struct Space {
 
 impl Space {
     /// Sound at `speed` m/s, with the emitter table the game side made.
-    pub(crate) fn new(speed: f32, table: Box<EmitterTable>) -> Space {
+    pub(crate) fn new(speed: f32, table: Box<EmitterTable>, out_rate: u32) -> Space {
         Space {
             listener: ValidListener::default(),
             listener_moved: false,
             listener_jumped: false,
             listener_moved_virtual: false,
             speed,
-            air: AirTable::get(),
+            air: AirTable::for_rate(out_rate),
             table: Some(table),
             live: 0,
         }

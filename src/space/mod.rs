@@ -124,7 +124,7 @@ pub struct Spatial {
     /// the distance were twice as far (haze), and so on. Rendered as a
     /// two-pole low-pass fitted to the air's loss at each distance (at 1,
     /// its cutoff is near 10.6 kHz at 25 m, 4.5 kHz at 100 m, 1.9 kHz at
-    /// 400 m), within 1.9 dB of the standard up to 400 m where the air
+    /// 400 m at 48 kHz), within 2.2 dB of the standard up to 400 m where the air
     /// takes up to 12 dB.
     pub air_absorption: f32,
 }
