@@ -28,7 +28,12 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("protocol", &["protocol/"]),
     (
         "feature types",
-        &["space/mod.rs", "space/direct.rs", "bus/mod.rs"],
+        &[
+            "space/mod.rs",
+            "space/direct.rs",
+            "space/air.rs",
+            "bus/mod.rs",
+        ],
     ),
     (
         "audio",

@@ -10,8 +10,6 @@
 //! nothing, takes no lock and indexes only within bounds it has checked.
 
 pub(crate) mod direct;
-#[cfg(target_arch = "x86_64")]
-mod direct_avx2;
 pub(crate) mod glide;
 pub(crate) mod kernel;
 pub(crate) mod limiter;

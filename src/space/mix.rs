@@ -24,7 +24,7 @@ use crate::protocol::{MAX_PITCH, MIN_PITCH};
 use crate::render::direct::{band_power, DirectFilters};
 use crate::render::glide::{StepGlide, StepGlides};
 use crate::render::voice::Voice;
-use crate::space::direct::AirTable;
+use crate::space::air::AirTable;
 use crate::space::positions::EmitterTable;
 use crate::space::{hear, length, sub, Emitter, ValidListener, Vec3, MAX_DOPPLER_SHIFT};
 use crate::voices::audibility::{Ahead, HORIZONS};

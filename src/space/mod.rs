@@ -2,14 +2,16 @@
 //! ([`crate::PlayParams::position`], [`Spatial`]), and what distance,
 //! direction and motion make of it: a gain, a pan and a doppler pitch.
 
+pub(crate) mod air;
 pub(crate) mod control;
 pub(crate) mod direct;
 pub(crate) mod mix;
 pub(crate) mod positions;
 
 pub use crate::protocol::space::OPEN_HZ;
-use direct::AirTable;
-pub use direct::{Cone, Occlusion, MAX_AIR_ABSORPTION, MIN_LOWPASS_HZ};
+use air::AirTable;
+pub use air::MAX_AIR_ABSORPTION;
+pub use direct::{Cone, Occlusion, MIN_LOWPASS_HZ};
 
 use crate::error::{finite, PlayError};
 pub use crate::protocol::space::DistanceModel;
@@ -278,7 +280,7 @@ impl Spatial {
             rolloff: finite("rolloff", self.rolloff)?.clamp(0.0, MAX_ROLLOFF),
             doppler: finite("doppler", self.doppler)?.clamp(0.0, MAX_DOPPLER),
             cone: self.cone.as_ref().map(Cone::validate).transpose()?,
-            air: direct::air_factor(self.air_absorption)?,
+            air: air::air_factor(self.air_absorption)?,
         })
     }
 }

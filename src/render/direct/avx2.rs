@@ -1,11 +1,9 @@
-//! The AVX2 rows of a batch of direct-sound filters (`render::direct`):
+//! The AVX2 rows of a batch of direct-sound filters (`batch.rs`):
 //! eight frames of eight lanes at a time, turned from lanes into rows by
 //! an 8 x 8 transpose in registers (not a store and a load per sample),
 //! both groups of eight lanes run side by side, and turned back.
-//! Bit-identical to `direct::run_rows`: the same multiplies and adds in
+//! Bit-identical to `batch::run_rows`: the same multiplies and adds in
 //! the same order (no fused multiply-add), tested in `direct`'s tests.
-
-#![cfg(target_arch = "x86_64")]
 
 use std::arch::x86_64::{
     __m256, _mm256_add_ps, _mm256_loadu_ps, _mm256_mul_ps, _mm256_permute2f128_ps,
@@ -13,7 +11,7 @@ use std::arch::x86_64::{
     _mm256_unpacklo_ps,
 };
 
-use super::direct::{run_rows, Coefficients, State, LANES};
+use super::batch::{run_rows, Coefficients, State, LANES};
 
 /// Eight frames of eight lanes.
 const W: usize = 8;
@@ -102,7 +100,7 @@ pub(crate) unsafe fn rows(
 }
 
 /// One frame of eight lanes: the output, and the state moved on (the
-/// arithmetic of `direct::run_rows`).
+/// arithmetic of `batch::run_rows`).
 #[inline]
 #[target_feature(enable = "avx2")]
 fn step(k: &[__m256; 5], s1: &mut __m256, s2: &mut __m256, x: __m256) -> __m256 {
