@@ -5,15 +5,13 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
 use crossbeam_channel::Receiver;
-use ringbuf::traits::{Observer, Producer};
+use ringbuf::traits::Producer;
 use ringbuf::HeapProd;
 
-use crate::bus::mix::{Buses, BUS_FRAMES};
+use crate::bus::mix::Buses;
 use crate::protocol::stats::Counters;
-use crate::protocol::{
-    BusHandle, Command, EngineId, Event, MixerSetup, SendTo, TimedEvent, VoiceHandle,
-};
-use crate::render::direct::{DirectFilter, DirectFilters};
+use crate::protocol::{Command, EngineId, Event, MixerSetup, TimedEvent};
+use crate::render::direct::DirectFilters;
 use crate::render::glide::StepGlides;
 use crate::render::prefetch::Prefetch;
 use crate::render::tails::Tails;
@@ -23,10 +21,11 @@ use crate::space::positions::EmitterTable;
 use crate::stream::reader::StreamReaders;
 use crate::voices::audibility::Audibility;
 use crate::voices::virtual_pool::VirtualPool;
-use crate::voices::{Identity, Ran, StealRules, VoicePool, NO_EMITTER};
+use crate::voices::{StealRules, VoicePool};
 
 mod admission;
 mod audible_window;
+mod chunk;
 mod commands;
 #[cfg(feature = "hooks")]
 mod hooks;
@@ -37,7 +36,7 @@ mod virtual_levels;
 mod virtual_voices;
 
 use ranking::{level_of, ranked};
-use shaped::{Batch, Filter, Shaped};
+use shaped::Batch;
 
 pub use crate::render::limiter::LIMITER_THRESHOLD;
 
@@ -331,157 +330,8 @@ impl Mixer {
             self.free_since = Some(self.frame);
         }
         let end_frame = self.frame + frames as u64;
-        let Mixer {
-            engine,
-            pool,
-            tails,
-            prefetch,
-            streams,
-            events,
-            counters,
-            buses,
-            rules,
-            frame,
-            room_changed,
-            free_since,
-            space,
-            direct,
-            glides,
-            batch,
-            ..
-        } = self;
-        let isa = rules.isa;
-        // Each bus's buffer is planar (a buffer per channel): a mono voice
-        // adds to each side with one multiply per frame and no shuffling.
-        // Blocks longer than a bus buffer are rendered in pieces.
-        let mut chunk_start = *frame;
-        prefetch.begin_block();
-        for chunk in out[..frames * 2].chunks_mut(2 * BUS_FRAMES) {
-            let n = chunk.len() / 2;
-            buses.begin_chunk(n);
-            // A voice renders into its bus, as far as the bus lets it (all
-            // of the chunk, up to the end of a pause fade, or nothing while
-            // frozen: then it holds its position, and one that was stopped
-            // ends at once, silent already). Shown the next voice in the
-            // pool too, it renders both in one pass where they allow it
-            // (the same bus, the whole chunk: `Voice::render_pair`).
-            // A voice that also sends to a second bus renders once, into
-            // both (`Buses::render_sending`).
-            // A voice with a low-pass of its own (`direct`) renders into
-            // the scratch pair, is filtered there, and added.
-            // One whose doppler shift changed glides to it in pieces.
-            let mut render =
-                |v: &mut Voice,
-                 send: SendTo,
-                 shaped: Option<Shaped>,
-                 next: Option<(SendTo, &mut Voice)>,
-                 (direct, batch): (&mut DirectFilters, &mut Batch)| {
-                    let b = v.bus();
-                    let limit = buses.render_limit(b);
-                    if limit == 0 {
-                        if let Some(k) = v.stream_slot() {
-                            streams.touch(k); // held by its bus: still reading
-                        }
-                        if let Some((_, Some(g))) = shaped {
-                            v.set_step(g.to); // (no glide while held)
-                        }
-                        return Ran::One(v.is_stopping().then_some(0));
-                    }
-                    if let Some(own) = shaped {
-                        let lent = shaped::Lent {
-                            buses: &mut *buses,
-                            streams: &mut *streams,
-                            direct,
-                            batch,
-                            isa,
-                        };
-                        return Ran::One(shaped::render(lent, v, send, own, limit, n));
-                    }
-                    if send.is_some() {
-                        let ran = buses.render_sending(b, send.bus, send.level, limit, |l, r| {
-                            v.render(l, r, isa, streams)
-                        });
-                        return Ran::One(ran);
-                    }
-                    let (l, r) = buses.target(b);
-                    let pairable =
-                        |(s, w): &(SendTo, &mut Voice)| !s.is_some() && limit == n && w.bus() == b;
-                    if let Some((_, w)) = next.filter(pairable) {
-                        if Voice::render_pair(v, w, l, r, isa) {
-                            return Ran::Both;
-                        }
-                    }
-                    Ran::One(v.render(&mut l[..limit], &mut r[..limit], isa, streams))
-                };
-            let ahead = |v: &Voice| prefetch.ahead(v, n);
-            // A voice with its own low-pass or a doppler glide renders
-            // apart (`shaped`), and never pairs.
-            let mut run = |who: &Identity, v: &mut Voice, next: Option<(&Identity, &mut Voice)>| {
-                let is_shaped = |w: &Identity| {
-                    w.emitter != NO_EMITTER
-                        && (direct.is_on(w.emitter) || glides.pending(w.emitter))
-                };
-                if is_shaped(who) {
-                    let e = who.emitter;
-                    let filter = if direct.is_on(e) {
-                        Filter::Cell(e)
-                    } else {
-                        Filter::Off
-                    };
-                    let own = (filter, glides.take(e));
-                    return render(v, who.send, Some(own), None, (&mut *direct, &mut *batch));
-                }
-                let next = next.filter(|(w, _)| !is_shaped(w));
-                let next = next.map(|(w, x)| (w.send, x));
-                render(v, who.send, None, next, (&mut *direct, &mut *batch))
-            };
-            pool.run(&mut run, ahead, |who, sounded| {
-                let id = who.id;
-                space.release(who.emitter);
-                *room_changed = true;
-                Counters::bump(&counters.ended);
-                // The frame after the voice's last sample.
-                let at = chunk_start + sounded as u64;
-                free_since.get_or_insert(at);
-                let voice = VoiceHandle::new(*engine, id);
-                push_event(events, counters, at, Event::Ended { voice });
-            });
-            tails.render(&mut |v: &mut Voice, send, f: &mut DirectFilter| {
-                let shaped = f.is_on().then_some((Filter::Own(f), None));
-                match render(v, send, shaped, None, (&mut *direct, &mut *batch)) {
-                    Ran::One(ended) => ended,
-                    Ran::Both => None,
-                }
-            });
-            // Filtered voices still waiting are filtered and added.
-            batch.flush(isa, direct, buses);
-            buses.finish_chunk(chunk, isa);
-            chunk_start += n as u64;
-        }
-        prefetch.end_block();
-        // Streams no voice read in this block are released; dry spells
-        // reported. (An empty block reads nothing and releases nothing.)
-        let at = *frame;
-        streams.end_block(frames > 0, |id| {
-            Counters::bump(&counters.stream_underruns);
-            let voice = VoiceHandle::new(*engine, id);
-            push_event(events, counters, at, Event::StreamUnderrun { voice });
-        });
-        // A bus effect that broke the rules, reported while the event
-        // queue keeps room for every voice's end.
-        let room = events
-            .vacant_len()
-            .saturating_sub(pool.live() + streams.len() + Self::EVENTS_PER_COMMAND);
-        buses.take_faults(room, |b, effect, fault| {
-            Counters::bump(&counters.effect_faults);
-            let bus = BusHandle::new(*engine, b);
-            push_event(
-                events,
-                counters,
-                at,
-                Event::EffectFault { bus, effect, fault },
-            );
-        });
+        self.render_block(&mut out[..frames * 2]);
+        self.report_block(frames);
         self.refresh_levels(frames);
         self.frame = end_frame;
         self.apply_window();
