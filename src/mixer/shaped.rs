@@ -133,22 +133,19 @@ pub(crate) fn render(
             }
             ran
         }
+        // Filtered (or sent) through the bus's scratch pair.
         Filter::Cell(e) => {
             let mut f = direct.get(e);
-            let ran = buses.render_sending(b, to, level, limit, |l, r| {
-                let ran = glide::render(v, l, r, glide, isa, streams);
-                f.process(l, r);
-                ran
+            let ran = via_scratch(buses, (b, to, level, limit), Some(&mut f), |l, r| {
+                glide::render(v, l, r, glide, isa, streams)
             });
             direct.put(e, f);
             ran
         }
-        Filter::Own(f) => buses.render_sending(b, to, level, limit, |l, r| {
-            let ran = glide::render(v, l, r, glide, isa, streams);
-            f.process(l, r);
-            ran
+        Filter::Own(f) => via_scratch(buses, (b, to, level, limit), Some(f), |l, r| {
+            glide::render(v, l, r, glide, isa, streams)
         }),
-        Filter::Off if send.is_some() => buses.render_sending(b, to, level, limit, |l, r| {
+        Filter::Off if send.is_some() => via_scratch(buses, (b, to, level, limit), None, |l, r| {
             glide::render(v, l, r, glide, isa, streams)
         }),
         Filter::Off => {
@@ -156,4 +153,23 @@ pub(crate) fn render(
             glide::render(v, &mut l[..limit], &mut r[..limit], glide, isa, streams)
         }
     }
+}
+
+/// `render` into the bus's scratch pair, then through `filter` if any,
+/// then added to bus `b` and at `level` to bus `to`
+/// ([`Buses::render_sending`]), for `limit` frames.
+#[inline]
+fn via_scratch(
+    buses: &mut Buses,
+    (b, to, level, limit): (u16, u16, f32, usize),
+    filter: Option<&mut DirectFilter>,
+    render: impl FnOnce(&mut [f32], &mut [f32]) -> Option<usize>,
+) -> Option<usize> {
+    buses.render_sending(b, to, level, limit, |l, r| {
+        let ran = render(l, r);
+        if let Some(f) = filter {
+            f.process(l, r);
+        }
+        ran
+    })
 }

@@ -19,7 +19,7 @@ use crate::control::game_state::GameState;
 use crate::control::Controller;
 use crate::error::PlayError;
 use crate::protocol::{Command, VoiceHandle, NO_EMITTER};
-use crate::space::positions::{EmitterTable, Positions, OCCLUSION, ORIENTATION};
+use crate::space::positions::{EmitterTable, Positions, OCCLUSION, ORIENTATION, POSITION};
 use crate::space::{valid_direction, valid_vector, Emitter, Listener, Occlusion, ValidEmitter};
 
 /// The game side of the emitter table: the cells free to give to a new
@@ -180,18 +180,9 @@ impl Controller {
         position: impl Into<mint::Vector3<f32>>,
         velocity: impl Into<mint::Vector3<f32>>,
     ) -> Result<(), PlayError> {
-        let position = valid_vector("position", position.into())?;
-        let velocity = valid_vector("velocity", velocity.into())?;
-        if self.shared.counters.mixer_gone() {
-            return Err(PlayError::EngineStopped);
-        }
-        let Some(id) = voice.id_in(self.shared.engine) else {
-            return Ok(());
-        };
-        if let Some(cell) = self.cell_of(voice, id) {
-            self.shared.positions.write(cell, id, position, velocity);
-        }
-        Ok(())
+        let [x, y, z] = valid_vector("position", position.into())?;
+        let [vx, vy, vz] = valid_vector("velocity", velocity.into())?;
+        self.write_cell(voice, POSITION, &[x, y, z, vx, vy, vz])
     }
 
     /// Turns a positioned play to face `orientation` (any length but 0),
@@ -258,7 +249,8 @@ impl Controller {
         self.write_cell(voice, OCCLUSION, &[o.gain, o.lowpass_hz])
     }
 
-    /// Writes `values` at `start` of `voice`'s cell (if it has one).
+    /// Writes `values` at `start` of `voice`'s cell (if it has one): what
+    /// `set_position`, `set_orientation` and `set_occlusion` share.
     fn write_cell(
         &self,
         voice: VoiceHandle,

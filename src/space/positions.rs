@@ -116,9 +116,10 @@ impl Positions {
         }
     }
 
-    /// Game side: play `owner`, in cell `i`, is now at `position` moving
-    /// at `velocity`. Does nothing if the cell is not the play's (a stale
-    /// handle: its cell went to another play, or to none yet).
+    /// Play `owner`, in cell `i`, is now at `position` moving at
+    /// `velocity` (tests; the game side writes with
+    /// [`Positions::write_at`]).
+    #[cfg(test)]
     pub(crate) fn write(&self, i: u32, owner: u64, position: Vec3, velocity: Vec3) {
         let mut both = [0.0; 6];
         both[..3].copy_from_slice(&position);
@@ -126,8 +127,10 @@ impl Positions {
         self.write_at(i, owner, POSITION, &both);
     }
 
-    /// Game side: as [`Positions::write`], for the `values` from field
-    /// `start` on (`ORIENTATION`, `OCCLUSION`).
+    /// Game side: play `owner`, in cell `i`, now has `values` from field
+    /// `start` on (`POSITION` and then the velocity, `ORIENTATION`,
+    /// `OCCLUSION`). Does nothing if the cell is not the play's (a stale
+    /// handle: its cell went to another play, or to none yet).
     pub(crate) fn write_at(&self, i: u32, owner: u64, start: usize, values: &[f32]) {
         let Some(cell) = self.cells.get(i as usize) else {
             return;
