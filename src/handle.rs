@@ -66,8 +66,15 @@ impl VoiceHandle {
         (self.emitter != NO_EMITTER).then_some(self.emitter)
     }
 
+    /// A layered cue's play: `layers` voices with the consecutive ids
+    /// `first`, `first + 1`, ... (see [`layer_ids`]).
+    pub(crate) fn layered(engine: EngineId, first: u64, layers: usize) -> VoiceHandle {
+        let extra = (layers.clamp(1, MAX_LAYERS) - 1) as u64;
+        VoiceHandle::new(engine, first | extra << LAYER_SHIFT)
+    }
+
     fn key(self) -> (u32, u64) {
-        (self.engine, self.id)
+        (self.engine, self.id & ID_BITS)
     }
 
     /// The id of the play call, counting from 1 in the order plays were
@@ -83,13 +90,36 @@ impl VoiceHandle {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn id(self) -> u64 {
-        self.id
+        self.id & ID_BITS
     }
 
     /// The play id, if this handle was issued by `engine`.
     pub(crate) fn id_in(self, engine: EngineId) -> Option<u64> {
+        (self.engine == engine.0).then_some(self.id & ID_BITS)
+    }
+
+    /// The id a command names the play by, if this handle was issued by
+    /// `engine`: the play id, and for a layered cue its layer count (see
+    /// [`layer_ids`]).
+    pub(crate) fn wire_in(self, engine: EngineId) -> Option<u64> {
         (self.engine == engine.0).then_some(self.id)
     }
+}
+
+/// The most voices one play (a cue with its layers) may be made of.
+pub(crate) const MAX_LAYERS: usize = 16;
+/// A command's id: the play id in the low bits, and above them the number
+/// of further layers the play has (0 for a plain play). Play ids never get
+/// near 2^56 (a million plays a second for two thousand years).
+const LAYER_SHIFT: u32 = 56;
+const ID_BITS: u64 = (1 << LAYER_SHIFT) - 1;
+
+/// The voice ids a command's id names: the play's, and for a layered cue
+/// those of its other layers, which follow it.
+pub(crate) fn layer_ids(wire: u64) -> std::ops::Range<u64> {
+    let first = wire & ID_BITS;
+    let extra = (wire >> LAYER_SHIFT).min(MAX_LAYERS as u64 - 1);
+    first..first + extra + 1
 }
 
 impl PartialEq for VoiceHandle {
@@ -122,7 +152,7 @@ impl std::fmt::Debug for VoiceHandle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("VoiceHandle")
             .field("engine", &self.engine)
-            .field("id", &self.id)
+            .field("id", &self.id())
             .finish()
     }
 }

@@ -100,6 +100,7 @@ pub mod limits;
 pub mod bench_support;
 mod bus;
 mod control;
+mod cue;
 #[doc(hidden)]
 pub mod error;
 mod handle;
@@ -140,6 +141,7 @@ pub use bus::{
 pub use control::params::{PlayParams, Seconds};
 pub use control::settings::{EngineSettings, GroupSettings};
 pub use control::{Controller, Engine, VoiceInfo};
+pub use cue::{Cue, Pick};
 pub use error::{EngineError, PlayError, RenderError, SoundError};
 pub use handle::{BusHandle, GroupHandle, VoiceHandle};
 pub use mixer::Mixer;

@@ -33,6 +33,8 @@ const LAYERS: &[(&str, &[&str])] = &[
             "space/direct.rs",
             "space/air.rs",
             "bus/mod.rs",
+            "cue/mod.rs",
+            "cue/pick.rs",
         ],
     ),
     (
@@ -55,6 +57,8 @@ const LAYERS: &[(&str, &[&str])] = &[
             "bus/control.rs",
             "bus/effect_handles.rs",
             "stream/control.rs",
+            "cue/control.rs",
+            "cue/plays.rs",
         ],
     ),
     ("output", &["output/"]),

@@ -14,6 +14,8 @@ macro_rules! controller_calls {
         $crate::control::calls::controller_calls! {@each
             /// Starts `sound`, stealing a voice if the pool is full.
             fn play(sound: &$crate::Sound, params: $crate::PlayParams) -> Result<$crate::VoiceHandle, $crate::PlayError>;
+            /// Plays a cue: its variation picked and varied, its layers with it, under one handle.
+            fn play_cue(cue: &$crate::Cue, params: $crate::PlayParams) -> Result<$crate::VoiceHandle, $crate::PlayError>;
             /// Frames the audio side has rendered: the clock `PlayParams::start_at` counts on.
             fn clock() -> u64;
             /// Stops a voice with the engine's stop fade.

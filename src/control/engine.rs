@@ -180,6 +180,8 @@ impl Engine {
                 prune_at: 16,
                 streams: stream_slots,
                 space: game_space,
+                picks: crate::cue::pick::Picks::new(settings.seed),
+                cues: crate::cue::plays::CuePlays::default(),
             }),
         });
         Ok((

@@ -12,6 +12,7 @@ use ringbuf::traits::Consumer;
 use ringbuf::HeapCons;
 
 use super::voice_info::{IdMap, PlayInfo, Retired};
+use crate::cue::plays::{CuePlays, Mapped};
 use crate::protocol::stats::Counters;
 use crate::protocol::{EngineId, Event, TimedEvent, VoiceHandle};
 use crate::sound::SoundData;
@@ -49,6 +50,10 @@ pub(crate) struct GameState {
     pub(crate) streams: crate::stream::control::StreamSlots,
     /// The emitter table's cells, once a positioned play was made.
     pub(crate) space: crate::space::control::GameSpace,
+    /// The cues' generator and picking state.
+    pub(crate) picks: crate::cue::pick::Picks,
+    /// Layered cue plays still sounding.
+    pub(crate) cues: CuePlays,
 }
 
 impl GameState {
@@ -60,7 +65,14 @@ impl GameState {
         // Read the flag first: everything the mixer pushed before setting
         // it is then in the ring for the loop below.
         let gone = counters.mixer_gone();
-        while let Some(ev) = self.events.try_pop() {
+        while let Some(mut ev) = self.events.try_pop() {
+            if !self.cues.is_empty() {
+                // A layer's event is its play's, or none.
+                match self.cues.map(ev.event, engine, &mut self.space) {
+                    Mapped::Plain(e) | Mapped::Renamed(e) => ev.event = e,
+                    Mapped::Held => continue,
+                }
+            }
             if ev.event.is_terminal() {
                 if let Some(id) = ev.event.voice().and_then(|v| v.id_in(engine)) {
                     self.retire(id);
@@ -70,6 +82,9 @@ impl GameState {
         }
         while let Some(ev) = self.stream_events.as_mut().and_then(|q| q.try_pop()) {
             self.backlog_push(ev, counters);
+        }
+        if gone && !self.cues.is_empty() {
+            self.cues.clear(&mut self.space);
         }
         if gone && !self.live.is_empty() {
             let mut ids: Vec<u64> = self.live.keys().copied().collect();

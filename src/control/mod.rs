@@ -15,7 +15,7 @@ mod observe;
 pub(crate) mod params;
 pub(crate) mod settings;
 mod voice;
-mod voice_info;
+pub(crate) mod voice_info;
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -150,19 +150,36 @@ impl Controller {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn play(&self, sound: &Sound, params: PlayParams) -> Result<VoiceHandle, PlayError> {
-        let mut params = params.validate(self.shared.engine)?;
+        let params = params.validate(self.shared.engine)?;
         let mut game = self.game()?;
         // Under the lock: ids go out in the order their plays are sent,
         // which `stop_all` relies on (see `GameState::stopped_below`).
         let id = self.shared.next_id.fetch_add(1, Relaxed);
+        let info = self.play_voice(&mut game, id, sound, params)?;
+        let emitter = info.emitter;
+        game.live.insert(id, info);
+        Ok(VoiceHandle::new(self.shared.engine, id).with_emitter(emitter))
+    }
+
+    /// Sends the play of voice `id` (under the game-state lock): claims its
+    /// cell if it is positioned, a stream slot if it streams. Returns what
+    /// the game side keeps of it; on an error nothing was sent and nothing
+    /// is kept.
+    pub(crate) fn play_voice(
+        &self,
+        game: &mut GameState,
+        id: u64,
+        sound: &Sound,
+        mut params: crate::protocol::ValidParams,
+    ) -> Result<PlayInfo, PlayError> {
         let mut emitter = NO_EMITTER;
         if let Some(at) = params.emitter.as_mut() {
-            at.cell = self.claim_cell(&mut game, id, at)?;
+            at.cell = self.claim_cell(game, id, at)?;
             emitter = at.cell;
         }
         let sent = match &sound.data.stream {
             Some(source) => self
-                .play_stream(&mut game, id, sound, source, params)
+                .play_stream(game, id, sound, source, params)
                 .map(|slot| Some((slot, Arc::clone(source)))),
             None => {
                 game.keep(&sound.data);
@@ -187,7 +204,7 @@ impl Controller {
                 return Err(e);
             }
         };
-        let info = PlayInfo {
+        Ok(PlayInfo {
             name: sound.name_arc(),
             group: params.group,
             bus: params.bus,
@@ -196,9 +213,7 @@ impl Controller {
             stream,
             stopping: false,
             emitter,
-        };
-        game.live.insert(id, info);
-        Ok(VoiceHandle::new(self.shared.engine, id).with_emitter(emitter))
+        })
     }
 
     /// The engine's clock: output frames the audio side has rendered, as of
@@ -240,13 +255,13 @@ impl Controller {
     /// ```
     pub fn stop(&self, voice: VoiceHandle) -> Result<(), PlayError> {
         let mut game = self.game()?;
-        let Some(id) = voice.id_in(self.shared.engine) else {
+        let Some(wire) = voice.wire_in(self.shared.engine) else {
             return Ok(());
         };
-        let Some(info) = game.live.get_mut(&id) else {
+        let Some(info) = game.live.get_mut(&voice.id()) else {
             return Ok(());
         };
-        self.send(Command::Stop { id })?;
+        self.send(Command::Stop { id: wire })?;
         info.stopping = true;
         Ok(())
     }
@@ -348,13 +363,14 @@ impl Controller {
         cmd: impl FnOnce(u64) -> Command,
     ) -> Result<(), PlayError> {
         let game = self.game()?;
-        let Some(id) = voice.id_in(self.shared.engine) else {
+        let Some(wire) = voice.wire_in(self.shared.engine) else {
             return Ok(());
         };
-        if !game.live.contains_key(&id) {
+        if !game.live.contains_key(&voice.id()) {
             return Ok(());
         }
-        self.send(cmd(id))
+        // (Every layer of a layered cue: the mixer reads them off the id.)
+        self.send(cmd(wire))
     }
 
     pub(crate) fn pump(&self, game: &mut GameState) {

@@ -162,6 +162,12 @@ pub struct EngineSettings {
     /// The speed of sound for doppler ([`crate::Spatial::doppler`]), in
     /// metres per second, `1.0..=100_000.0`. Default 343.3.
     pub speed_of_sound: f32,
+    /// Seeds the generator cues pick and vary by ([`crate::Cue`]): the
+    /// same seed and the same script give the same picks, and an offline
+    /// render that is bit-identical run to run. Any value; default 0.
+    /// Give each run its own (the time, say) where a game wants them to
+    /// differ.
+    pub seed: u64,
 }
 
 /// The most streams an engine may have.
@@ -266,6 +272,7 @@ impl Default for EngineSettings {
             recover_device: true,
             host: None,
             speed_of_sound: crate::space::DEFAULT_SPEED_OF_SOUND,
+            seed: 0,
         }
     }
 }

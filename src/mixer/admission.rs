@@ -32,6 +32,7 @@ impl Mixer {
         let fade_in = (params.fade_in * self.out_rate as f32).round() as u32;
         // A start still ahead waits in its voice, to the frame.
         let delay = params.start_at.saturating_sub(now).min(u64::from(u32::MAX)) as u32;
+        let delay = delay.saturating_add(params.offset);
         let slot = stream.map(|t| usize::from(t.slot));
         if let (Some(t), Some(k)) = (stream, slot) {
             // Read from the stream's start. If the play is refused, no

@@ -5,6 +5,7 @@
 
 use ringbuf::traits::Observer;
 
+use crate::handle::layer_ids;
 use crate::protocol::{Command, StreamTicket};
 use crate::render::voice::Voice;
 
@@ -38,29 +39,39 @@ impl Mixer {
                     stream,
                 } => self.play(id, sound, &params, stream),
                 Command::Seek { id, frame, stream } => self.seek(id, frame, stream),
+                // A command to a play names every voice of it (a layered
+                // cue's layers follow its id): `layer_ids`.
                 Command::Stop { id } => {
                     let fade = self.stop_fade;
-                    self.update(id, |v| v.stop(fade));
+                    for id in layer_ids(id) {
+                        self.update(id, |v| v.stop(fade));
+                    }
                 }
                 Command::SetVolume { id, volume } => {
                     let ramp = self.param_ramp;
-                    let volume = self.heard_volume(id, volume);
-                    self.update(id, |v| v.set_volume(volume, ramp));
+                    for id in layer_ids(id) {
+                        let volume = self.heard_volume(id, volume);
+                        self.update(id, |v| v.set_volume(volume, ramp));
+                    }
                 }
                 Command::SetPan { id, pan } => {
-                    // A positioned voice is panned by its direction.
-                    if self.emitter_of(id).is_none() {
-                        let ramp = self.param_ramp;
-                        self.update(id, |v| v.set_pan(pan, ramp));
+                    for id in layer_ids(id) {
+                        // A positioned voice is panned by its direction.
+                        if self.emitter_of(id).is_none() {
+                            let ramp = self.param_ramp;
+                            self.update(id, |v| v.set_pan(pan, ramp));
+                        }
                     }
                 }
                 Command::SetPitch { id, pitch } => {
                     let rate = self.out_rate;
-                    let pitch = match self.emitter_of(id) {
-                        Some(e) => self.space.set_pitch(e, pitch).unwrap_or(pitch),
-                        None => pitch,
-                    };
-                    self.update(id, |v| v.set_pitch(pitch, rate));
+                    for id in layer_ids(id) {
+                        let pitch = match self.emitter_of(id) {
+                            Some(e) => self.space.set_pitch(e, pitch).unwrap_or(pitch),
+                            None => pitch,
+                        };
+                        self.update(id, |v| v.set_pitch(pitch, rate));
+                    }
                 }
                 Command::SetListener { listener } => self.space.set_listener(listener),
                 Command::SetupBus(setup) => self.buses.setup(setup),
@@ -90,18 +101,28 @@ impl Mixer {
                     self.tails.for_each(|v| v.stop(fade));
                     self.stop_all_virtual();
                 }
-                Command::StopWithFade { id, frames } => self.update(id, |v| v.stop(frames)),
+                Command::StopWithFade { id, frames } => {
+                    for id in layer_ids(id) {
+                        self.update(id, |v| v.stop(frames));
+                    }
+                }
                 Command::FadeVolume { id, volume, frames } => {
-                    let volume = self.heard_volume(id, volume);
-                    self.update(id, |v| v.fade_volume(volume, frames))
+                    for id in layer_ids(id) {
+                        let volume = self.heard_volume(id, volume);
+                        self.update(id, |v| v.fade_volume(volume, frames));
+                    }
                 }
                 Command::Pause { id } => {
                     let fade = self.buses.pause_fade();
-                    self.update(id, |v| v.pause(fade));
+                    for id in layer_ids(id) {
+                        self.update(id, |v| v.pause(fade));
+                    }
                 }
                 Command::Resume { id } => {
                     let fade = self.buses.pause_fade();
-                    self.update(id, |v| v.resume(fade));
+                    for id in layer_ids(id) {
+                        self.update(id, |v| v.resume(fade));
+                    }
                 }
                 Command::SetGroup { index, group } => self.pool.configure_group(index, group),
                 Command::SetBusVolume {

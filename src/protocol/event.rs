@@ -215,6 +215,23 @@ impl Event {
         }
     }
 
+    /// This event with every voice handle in it passed through `f`.
+    pub(crate) fn map_voices(self, f: impl Fn(VoiceHandle) -> VoiceHandle) -> Event {
+        match self {
+            Event::Started { voice } => Event::Started { voice: f(voice) },
+            Event::Rejected { voice } => Event::Rejected { voice: f(voice) },
+            Event::Ended { voice } => Event::Ended { voice: f(voice) },
+            Event::Virtualized { voice } => Event::Virtualized { voice: f(voice) },
+            Event::Resumed { voice } => Event::Resumed { voice: f(voice) },
+            Event::StreamUnderrun { voice } => Event::StreamUnderrun { voice: f(voice) },
+            Event::Stolen { victim, by } => Event::Stolen {
+                victim: f(victim),
+                by: f(by),
+            },
+            other => other,
+        }
+    }
+
     /// True for `Ended`, `Stolen` and `Rejected`: the voice is over.
     ///
     /// ```

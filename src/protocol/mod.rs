@@ -43,6 +43,9 @@ pub(crate) struct ValidParams {
     /// The output frame of its first sample (0, or any frame already
     /// rendered: at once).
     pub(crate) start_at: u64,
+    /// Output frames between that start (or the command's arrival) and
+    /// its first sample: a cue layer's delay after the play's start.
+    pub(crate) offset: u32,
     /// Where it plays from, for a positioned play.
     pub(crate) emitter: Option<ValidEmitter>,
     /// A second bus it sends to, and at what level.
@@ -123,7 +126,10 @@ pub(crate) struct MixerSetup {
     pub(crate) audible_window: Option<f32>,
 }
 
-/// A request from the game side to the mixer.
+/// A request from the game side to the mixer. A command to one play names
+/// it by the play's command id ([`VoiceHandle`]'s wire id): for a layered
+/// cue, its first voice's id with the number of layers above it, and the
+/// mixer applies it to every layer (`crate::handle::layer_ids`).
 pub(crate) enum Command {
     Play {
         id: u64,

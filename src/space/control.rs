@@ -18,6 +18,7 @@ use ringbuf::{HeapCons, HeapRb};
 use crate::control::game_state::GameState;
 use crate::control::Controller;
 use crate::error::PlayError;
+use crate::handle::layer_ids;
 use crate::protocol::{Command, VoiceHandle, NO_EMITTER};
 use crate::space::positions::{EmitterTable, Positions, OCCLUSION, ORIENTATION, POSITION};
 use crate::space::{valid_direction, valid_vector, Emitter, Listener, Occlusion, ValidEmitter};
@@ -28,7 +29,15 @@ pub(crate) struct GameSpace {
     positions: Arc<Positions>,
     free: Vec<u32>,
     returns: HeapCons<u32>,
+    /// Per cell: [`HELD`] while it belongs to a layered cue that is still
+    /// playing (its cells stay linked until the play is over, however
+    /// early one of its layers ends), [`HELD_BACK`] once the audio side
+    /// gave it back in that time.
+    held: Vec<u8>,
 }
+
+const HELD: u8 = 1;
+const HELD_BACK: u8 = 2;
 
 impl GameSpace {
     /// A table of `cells` cells: the game side's part, and the audio
@@ -41,6 +50,7 @@ impl GameSpace {
             // Handed out from cell 0 up.
             free: (0..cells as u32).rev().collect(),
             returns: cons,
+            held: vec![0; cells],
         };
         let table = EmitterTable {
             positions,
@@ -54,12 +64,48 @@ impl GameSpace {
     /// one for every play the audio side can hold and every command the
     /// queue can).
     fn take(&mut self) -> Option<u32> {
-        if self.free.is_empty() {
+        self.has_room(1);
+        self.free.pop()
+    }
+
+    /// Whether `n` cells can be handed out now.
+    pub(crate) fn has_room(&mut self, n: usize) -> bool {
+        if self.free.len() < n {
             while let Some(cell) = self.returns.try_pop() {
-                self.free.push(cell);
+                match self.held.get_mut(cell as usize) {
+                    Some(h) if *h == HELD => *h = HELD_BACK,
+                    _ => self.free.push(cell),
+                }
             }
         }
-        self.free.pop()
+        self.free.len() >= n
+    }
+
+    /// Keeps `cells` (a layered cue's) from being handed out again until
+    /// [`GameSpace::let_go`].
+    pub(crate) fn hold(&mut self, cells: impl IntoIterator<Item = u32>) {
+        for c in cells {
+            if let Some(h) = self.held.get_mut(c as usize) {
+                *h = HELD;
+            }
+        }
+    }
+
+    /// The layered cue holding `cells` is over: those given back are free
+    /// again, the others will be when they come back.
+    pub(crate) fn let_go(&mut self, cells: impl IntoIterator<Item = u32>) {
+        for c in cells {
+            if let Some(h) = self.held.get_mut(c as usize) {
+                if std::mem::take(h) == HELD_BACK {
+                    self.free.push(c);
+                }
+            }
+        }
+    }
+
+    /// Cell `cell` holds the layer after cell `prev`'s (one layered cue).
+    pub(crate) fn link(&self, prev: u32, cell: u32) {
+        self.positions.link(prev, cell);
     }
 
     /// The shared table of positions.
@@ -75,7 +121,9 @@ impl GameSpace {
     }
 
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.positions.memory_bytes() + 2 * self.free.capacity() * std::mem::size_of::<u32>()
+        self.positions.memory_bytes()
+            + 2 * self.free.capacity() * std::mem::size_of::<u32>()
+            + self.held.capacity()
     }
 }
 
@@ -260,11 +308,18 @@ impl Controller {
         if self.shared.counters.mixer_gone() {
             return Err(PlayError::EngineStopped);
         }
-        let Some(id) = voice.id_in(self.shared.engine) else {
+        let Some(wire) = voice.wire_in(self.shared.engine) else {
             return Ok(());
         };
-        if let Some(cell) = self.cell_of(voice, id) {
-            self.shared.positions.write_at(cell, id, start, values);
+        let positions = &self.shared.positions;
+        let mut cell = self.cell_of(voice, voice.id());
+        // A layered cue's voices each have a cell, linked in order; each
+        // checks its owner, so a stale handle's write stops at once.
+        for id in layer_ids(wire) {
+            match cell {
+                Some(c) if positions.write_at(c, id, start, values) => cell = positions.next(c),
+                _ => break,
+            }
         }
         Ok(())
     }

@@ -25,6 +25,7 @@ use std::sync::Arc;
 use ringbuf::HeapProd;
 
 use crate::protocol::space::{ValidOcclusion, Vec3};
+use crate::protocol::NO_EMITTER;
 use crate::space::Emitter;
 
 /// What the audio side gets with the first positioned play: the shared
@@ -47,6 +48,10 @@ struct Cell {
     /// Position, velocity, orientation, then the occlusion's gain and
     /// cutoff, as `f32` bits.
     at: [AtomicU32; FIELDS],
+    /// The cell of the owner's next layer (a layered cue's voices each
+    /// have a cell, and a move writes them all), or `NO_EMITTER`. Only
+    /// the game side reads or writes it.
+    next: AtomicU32,
 }
 
 /// The `f32`s a cell holds.
@@ -85,6 +90,7 @@ impl Positions {
                     seq: AtomicU32::new(0),
                     owner: AtomicU64::new(0),
                     at: Default::default(),
+                    next: AtomicU32::new(NO_EMITTER),
                 })
                 .collect(),
         }
@@ -107,6 +113,7 @@ impl Positions {
         if let Some(cell) = self.cells.get(i as usize) {
             let seq = cell.lock();
             cell.owner.store(owner, Ordering::Relaxed);
+            cell.next.store(NO_EMITTER, Ordering::Relaxed);
             let none = ValidOcclusion::NONE;
             cell.put(POSITION, &position);
             cell.put(POSITION + 3, &velocity);
@@ -131,18 +138,36 @@ impl Positions {
     /// `start` on (`POSITION` and then the velocity, `ORIENTATION`,
     /// `OCCLUSION`). Does nothing if the cell is not the play's (a stale
     /// handle: its cell went to another play, or to none yet).
-    pub(crate) fn write_at(&self, i: u32, owner: u64, start: usize, values: &[f32]) {
+    ///
+    /// Returns whether it wrote.
+    pub(crate) fn write_at(&self, i: u32, owner: u64, start: usize, values: &[f32]) -> bool {
         let Some(cell) = self.cells.get(i as usize) else {
-            return;
+            return false;
         };
         let seq = cell.lock();
         if cell.owner.load(Ordering::Relaxed) == owner {
             cell.put(start, values);
             cell.seq.store(seq.wrapping_add(2), Ordering::Release);
+            true
         } else {
             // Nothing written: the sequence a reader saw still holds.
             cell.seq.store(seq, Ordering::Release);
+            false
         }
+    }
+
+    /// Game side: the play claiming cell `next` is the next layer of the
+    /// one in cell `i` (made after both were claimed).
+    pub(crate) fn link(&self, i: u32, next: u32) {
+        if let Some(cell) = self.cells.get(i as usize) {
+            cell.next.store(next, Ordering::Relaxed);
+        }
+    }
+
+    /// Game side: the cell of the next layer after cell `i`'s play, if any.
+    pub(crate) fn next(&self, i: u32) -> Option<u32> {
+        let next = self.cells.get(i as usize)?.next.load(Ordering::Relaxed);
+        (next != NO_EMITTER).then_some(next)
     }
 
     /// Audio side: cell `i`'s sequence now (it changes with every write).

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::control::game_state::GameState;
+use crate::control::voice_info::PlayInfo;
 use crate::control::Controller;
 use crate::error::PlayError;
 use crate::protocol::{Command, StreamTicket, ValidParams, VoiceHandle};
@@ -47,6 +48,26 @@ impl StreamSlots {
             loader,
             ring_frames,
         }
+    }
+
+    /// Whether `n` streamed plays can be sent now (free slots, the loader
+    /// running); the error the first to fail would meet, if not.
+    pub(crate) fn ready_for(&mut self, n: usize) -> Result<(), PlayError> {
+        if n == 0 {
+            return Ok(());
+        }
+        let free = (0..self.shared.len())
+            .filter(|&k| self.shared[k].released.load(Acquire) == self.given[k])
+            .count();
+        if free < n {
+            return Err(PlayError::TooManyStreams {
+                max: self.shared.len(),
+            });
+        }
+        if !self.loader.start() {
+            return Err(PlayError::LoaderUnavailable);
+        }
+        Ok(())
     }
 
     /// A slot whose last play the audio side is done with.
@@ -218,12 +239,40 @@ impl Controller {
         let Some(id) = voice.id_in(self.shared.engine) else {
             return Ok(());
         };
-        let Some(info) = game.live.get(&id) else {
+        let Some(info) = game.live.get(&id).cloned() else {
             return Ok(());
         };
+        let Some(play) = game.cues.get(id) else {
+            return self.seek_voice(&mut game, id, &info, position);
+        };
+        // A layered cue: each layer still sounding, in its own sound's
+        // frames.
+        let layers: Vec<(u64, PlayInfo)> = (id..)
+            .zip(&play.layers)
+            .filter_map(|(id, info)| Some((id, info.clone()?)))
+            .collect();
+        if self.shared.commands.capacity().unwrap_or(usize::MAX) - self.shared.commands.len()
+            < layers.len()
+        {
+            Counters::bump(&self.shared.counters.dropped_commands);
+            return Err(PlayError::QueueFull);
+        }
+        for (id, info) in &layers {
+            self.seek_voice(&mut game, *id, info, position)?;
+        }
+        Ok(())
+    }
+
+    /// `seek` for voice `id`, whose record is `info`.
+    fn seek_voice(
+        &self,
+        game: &mut GameState,
+        id: u64,
+        info: &PlayInfo,
+        position: Duration,
+    ) -> Result<(), PlayError> {
         let mut frame = (position.as_secs_f64() * f64::from(info.rate)).round() as u64;
         let Some((k, source)) = info.stream.clone() else {
-            drop(game);
             return self.send(Command::Seek {
                 id,
                 frame,

@@ -38,6 +38,7 @@ impl PlayParams {
             protected: self.protected,
             virtualize: self.virtualize,
             start_at: self.start_at,
+            offset: 0,
             send,
             emitter: match self.position {
                 Some(position) => Some(ValidEmitter {

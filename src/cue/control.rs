@@ -1,0 +1,119 @@
+//! `play_cue` on [`Controller`] (and so on every engine): a cue's
+//! variations picked, varied and sent as voices, under one handle.
+
+use std::sync::atomic::Ordering::Relaxed;
+
+use super::pick::Chosen;
+use super::{Cue, MAX_CUE_VOICES};
+use crate::control::params::{PlayParams, MAX_VOLUME};
+use crate::control::Controller;
+use crate::error::PlayError;
+use crate::protocol::stats::Counters;
+use crate::protocol::{frames, Command, VoiceHandle, MAX_PITCH, MIN_PITCH, NO_EMITTER};
+
+impl Controller {
+    /// Plays `cue`: picks its variation (and each layer's), varies pitch
+    /// and level within its ranges, and starts them with `params` (which
+    /// apply to every voice of the play: a layer's volume and pitch
+    /// multiply the play's, clamped as `PlayParams` are; a position moves
+    /// them all). Returns one handle for the play, whatever its layers:
+    /// every handle call (stop, fades, volume, pitch, pan, pause, seek,
+    /// position, orientation, occlusion) applies to each of them, and the
+    /// play reports one `Started` and one terminal event, when its last
+    /// layer is over (`Stolen` if that layer was stolen).
+    ///
+    /// Each layer is a voice of the pool like any other: stealing, groups
+    /// and virtual voices treat them one by one. A layer's
+    /// `Virtualized` / `Resumed` events name the play.
+    ///
+    /// A cue given a bad value ([`Cue::check`]) is that error; a full
+    /// queue, no free stream slot for a streamed layer, or (positioned)
+    /// no free cell for a layer is an error too, and then nothing was
+    /// sent.
+    ///
+    /// ```
+    /// use voicepool::{Cue, EngineSettings, Event, OfflineEngine, PlayParams, Sound};
+    /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let take = |x: f32, n: usize| Sound::from_samples(1, 48_000, vec![x; n]);
+    /// let shot = Cue::new([take(0.5, 480)?]).layer(Cue::new([take(0.25, 4_800)?]));
+    /// let h = engine.play_cue(&shot, PlayParams::default())?;
+    /// engine.render(9_600);
+    /// let events: Vec<Event> = engine.drain_events().collect();
+    /// assert_eq!(events, [Event::Started { voice: h }, Event::Ended { voice: h }]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn play_cue(&self, cue: &Cue, params: PlayParams) -> Result<VoiceHandle, PlayError> {
+        cue.check()?;
+        let base = params.validate(self.shared.engine)?;
+        let mut game = self.game()?;
+        let mut chosen: [Option<Chosen<'_>>; MAX_CUE_VOICES] = [None; MAX_CUE_VOICES];
+        let n = game.picks.choose(cue, &mut chosen);
+        let chosen = &chosen[..n];
+        // Everything the voices need, checked before any is sent: a play
+        // is sent whole or not at all.
+        let commands = &self.shared.commands;
+        if commands.capacity().unwrap_or(usize::MAX) - commands.len() < n {
+            Counters::bump(&self.shared.counters.dropped_commands);
+            return Err(PlayError::QueueFull);
+        }
+        let streamed = chosen
+            .iter()
+            .flatten()
+            .filter(|c| c.sound.data.stream.is_some())
+            .count();
+        game.streams.ready_for(streamed)?;
+        if base.emitter.is_some() && !game.space.has_room(n) {
+            return Err(PlayError::QueueFull);
+        }
+        // Under the lock: the play's voices have consecutive ids.
+        let first = self.shared.next_id.fetch_add(n as u64, Relaxed);
+        let rate = self.shared.rate;
+        let mut infos = Vec::with_capacity(n);
+        for (id, c) in (first..).zip(chosen.iter().flatten()) {
+            let mut params = base;
+            params.volume = (params.volume * c.volume).min(MAX_VOLUME);
+            params.pitch = (params.pitch * c.pitch).clamp(MIN_PITCH, MAX_PITCH);
+            params.looping |= c.looping;
+            params.offset = frames(c.delay, rate);
+            match self.play_voice(&mut game, id, c.sound, params) {
+                Ok(info) => infos.push(info),
+                Err(e) => {
+                    // Not expected after the checks above; whatever was
+                    // sent is stopped.
+                    if !infos.is_empty() {
+                        let wire = VoiceHandle::layered(self.shared.engine, first, infos.len());
+                        let _ = self.send(Command::Stop {
+                            id: wire.wire_in(self.shared.engine).unwrap_or(first),
+                        });
+                        let cells = infos.iter().map(|i| i.emitter).collect();
+                        let wire = wire.wire_in(self.shared.engine).unwrap_or(first);
+                        let g = &mut *game;
+                        g.cues.add(wire, infos, cells, &mut g.space);
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        let head = infos.first().map_or(NO_EMITTER, |i| i.emitter);
+        if let [info] = infos.as_slice() {
+            game.live.insert(first, info.clone());
+            return Ok(VoiceHandle::new(self.shared.engine, first).with_emitter(head));
+        }
+        let handle = VoiceHandle::layered(self.shared.engine, first, infos.len());
+        let cells: Vec<u32> = infos
+            .iter()
+            .map(|i| i.emitter)
+            .filter(|&e| e != NO_EMITTER)
+            .collect();
+        for pair in cells.windows(2) {
+            game.space.link(pair[0], pair[1]);
+        }
+        if let Some(info) = infos.first() {
+            game.live.insert(first, info.clone());
+        }
+        let wire = handle.wire_in(self.shared.engine).unwrap_or(first);
+        let g = &mut *game;
+        g.cues.add(wire, infos, cells, &mut g.space);
+        Ok(handle.with_emitter(head))
+    }
+}

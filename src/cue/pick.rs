@@ -1,0 +1,209 @@
+//! Choosing what a cue play sounds, on the game side: [`Rng`] (the
+//! engine's generator, seeded by `EngineSettings::seed`), the picking
+//! state each cue keeps per engine (a shuffle's bag, a sequence's place),
+//! and [`Picks::choose`], which turns a cue and its layers into the voices
+//! to play.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use super::{Cue, CueData, Pick, MAX_CUE_VOICES};
+use crate::sound::Sound;
+
+/// SplitMix64 (Steele, Lea and Flood, 2014): small, fast, and the same
+/// numbers on every platform, so a seeded render is bit-identical
+/// anywhere.
+#[derive(Clone, Debug)]
+pub(crate) struct Rng(u64);
+
+impl Rng {
+    pub(crate) fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    pub(crate) fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `[0, 1)`, 53 bits.
+    pub(crate) fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
+    /// Uniform in `0..n` (`n` > 0; the bias, n / 2^64, is far below
+    /// anything a test could see).
+    pub(crate) fn below(&mut self, n: usize) -> usize {
+        ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
+    }
+}
+
+/// What a cue remembers between plays on one engine.
+#[derive(Debug)]
+enum State {
+    /// `bag[at..]` are still to play in this round; `last` played last.
+    Shuffle {
+        bag: Vec<u32>,
+        at: usize,
+        last: Option<u32>,
+    },
+    /// The next to play.
+    Sequence { next: usize },
+}
+
+/// One voice of a cue play, as chosen.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Chosen<'a> {
+    pub(crate) sound: &'a Sound,
+    /// Factors on the play's volume and pitch.
+    pub(crate) volume: f32,
+    pub(crate) pitch: f32,
+    pub(crate) looping: bool,
+    /// After the play's start.
+    pub(crate) delay: Duration,
+}
+
+/// The engine's generator and every cue's picking state.
+#[derive(Debug)]
+pub(crate) struct Picks {
+    rng: Rng,
+    states: HashMap<u64, State>,
+}
+
+impl Picks {
+    pub(crate) fn new(seed: u64) -> Picks {
+        Picks {
+            rng: Rng::new(seed),
+            states: HashMap::new(),
+        }
+    }
+
+    /// The voices a play of `cue` sounds, the cue's own first and then
+    /// each layer's, depth first, into `out` (room for
+    /// [`MAX_CUE_VOICES`]); returns how many.
+    pub(crate) fn choose<'a>(
+        &mut self,
+        cue: &'a Cue,
+        out: &mut [Option<Chosen<'a>>; MAX_CUE_VOICES],
+    ) -> usize {
+        let mut n = 0;
+        self.choose_into(cue, Duration::ZERO, out, &mut n);
+        n
+    }
+
+    fn choose_into<'a>(
+        &mut self,
+        cue: &'a Cue,
+        after: Duration,
+        out: &mut [Option<Chosen<'a>>; MAX_CUE_VOICES],
+        n: &mut usize,
+    ) {
+        let d = cue.data();
+        let Some(slot) = out.get_mut(*n) else {
+            return;
+        };
+        let variation = self.variation(d);
+        let Some(sound) = d.variations.get(variation) else {
+            return;
+        };
+        let delay = after.saturating_add(d.delay);
+        *slot = Some(Chosen {
+            sound,
+            volume: self.volume(d.volume_db),
+            pitch: self.pitch(d.pitch),
+            looping: d.looping,
+            delay,
+        });
+        *n += 1;
+        for layer in &d.layers {
+            self.choose_into(layer, delay, out, n);
+        }
+    }
+
+    /// The index of the variation this play of `d` sounds.
+    fn variation(&mut self, d: &CueData) -> usize {
+        let n = d.variations.len();
+        if n <= 1 {
+            return 0;
+        }
+        let rng = &mut self.rng;
+        match d.pick {
+            Pick::Random => match d.cumulative.last() {
+                Some(&total) => {
+                    let x = rng.unit() * total;
+                    // The first whose running sum passes x (never a
+                    // weight of 0).
+                    d.cumulative.partition_point(|&c| c <= x).min(n - 1)
+                }
+                None => rng.below(n),
+            },
+            Pick::Sequence => {
+                let state = self
+                    .states
+                    .entry(d.id)
+                    .or_insert(State::Sequence { next: 0 });
+                let State::Sequence { next } = state else {
+                    return 0;
+                };
+                let k = *next % n;
+                *next = (k + 1) % n;
+                k
+            }
+            Pick::Shuffle => {
+                let state = self.states.entry(d.id).or_insert(State::Shuffle {
+                    bag: (0..n as u32).collect(),
+                    at: n,
+                    last: None,
+                });
+                let State::Shuffle { bag, at, last } = state else {
+                    return 0;
+                };
+                if *at >= bag.len() {
+                    // Fisher-Yates.
+                    for i in (1..bag.len()).rev() {
+                        bag.swap(i, rng.below(i + 1));
+                    }
+                    // Never the one that ended the last round first.
+                    if bag.first().copied() == *last {
+                        let other = 1 + rng.below(n - 1);
+                        bag.swap(0, other);
+                    }
+                    *at = 0;
+                }
+                let k = bag[*at];
+                *at += 1;
+                *last = Some(k);
+                k as usize
+            }
+        }
+    }
+
+    /// A gain uniform in dB over `(lo, hi)`.
+    fn volume(&mut self, (lo, hi): (f32, f32)) -> f32 {
+        if lo == hi {
+            return db_to_gain(lo);
+        }
+        let db = f64::from(lo) + self.rng.unit() * f64::from(hi - lo);
+        db_to_gain(db as f32)
+    }
+
+    /// A factor uniform in cents over `(lo, hi)`.
+    fn pitch(&mut self, (lo, hi): (f32, f32)) -> f32 {
+        if lo == hi {
+            return lo;
+        }
+        let (a, b) = (f64::from(lo).ln(), f64::from(hi).ln());
+        (a + self.rng.unit() * (b - a)).exp() as f32
+    }
+}
+
+fn db_to_gain(db: f32) -> f32 {
+    if db == 0.0 {
+        1.0
+    } else {
+        10f32.powf(db / 20.0)
+    }
+}

@@ -1,0 +1,149 @@
+//! A layered cue play on the game side: [`CuePlays`] makes its voices
+//! look like one play. The audio side knows only voices (each layer is one,
+//! stolen and virtualized like any other); as events come in, this maps a
+//! layer's handle to its play's, passes the play's first `Started`, and
+//! holds back each layer's terminal event but the last, which becomes the
+//! play's one terminal event (`Stolen` if its last sounding layer was
+//! taken). Game side only: it runs under the game-state mutex.
+
+use std::collections::HashMap;
+
+use crate::control::voice_info::PlayInfo;
+use crate::handle::layer_ids;
+use crate::protocol::{EngineId, Event, VoiceHandle};
+use crate::space::control::GameSpace;
+
+/// One layered play still sounding.
+#[derive(Debug)]
+pub(crate) struct CuePlay {
+    /// Its command id (first voice id and layer count).
+    wire: u64,
+    /// Each layer's record (seeks read its rate and stream), `None` once
+    /// that layer is over.
+    pub(crate) layers: Vec<Option<PlayInfo>>,
+    /// Layers not over yet.
+    alive: usize,
+    started: bool,
+    /// Its layers' cells in the table of positions, held until it is over.
+    cells: Vec<u32>,
+}
+
+/// Every layered play still sounding, by its id, and which play each of
+/// their voices belongs to.
+#[derive(Debug, Default)]
+pub(crate) struct CuePlays {
+    plays: HashMap<u64, CuePlay>,
+    /// A layer's voice id -> its play's id.
+    owner: HashMap<u64, u64>,
+}
+
+/// What becomes of an event from the audio side.
+pub(crate) enum Mapped {
+    /// Reported as it is (nothing of a layered play in it).
+    Plain(Event),
+    /// Reported with its voices renamed to their plays.
+    Renamed(Event),
+    /// Held back: a layer's, not the play's.
+    Held,
+}
+
+impl CuePlays {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.owner.is_empty()
+    }
+
+    /// Play `wire` of `infos.len()` layers was sent; `cells` are its
+    /// positioned layers' cells (now held).
+    pub(crate) fn add(
+        &mut self,
+        wire: u64,
+        infos: Vec<PlayInfo>,
+        cells: Vec<u32>,
+        space: &mut GameSpace,
+    ) {
+        let ids = layer_ids(wire);
+        let first = ids.start;
+        for id in ids {
+            self.owner.insert(id, first);
+        }
+        space.hold(cells.iter().copied());
+        self.plays.insert(
+            first,
+            CuePlay {
+                wire,
+                alive: infos.len(),
+                layers: infos.into_iter().map(Some).collect(),
+                started: false,
+                cells,
+            },
+        );
+    }
+
+    pub(crate) fn get(&self, id: u64) -> Option<&CuePlay> {
+        self.plays.get(&id)
+    }
+
+    /// `event` as the game is to see it. A play's last terminal event
+    /// also lets its cells go.
+    pub(crate) fn map(&mut self, event: Event, engine: EngineId, space: &mut GameSpace) -> Mapped {
+        let play_of = |owner: &HashMap<u64, u64>, v: VoiceHandle| {
+            v.id_in(engine).and_then(|id| owner.get(&id).copied())
+        };
+        let victim = event.voice().and_then(|v| play_of(&self.owner, v));
+        let by = match event {
+            Event::Stolen { by, .. } => play_of(&self.owner, by),
+            _ => None,
+        };
+        if victim.is_none() && by.is_none() {
+            return Mapped::Plain(event);
+        }
+        let plays = &self.plays;
+        let rename = |v: VoiceHandle| match play_of(&self.owner, v).and_then(|p| plays.get(&p)) {
+            Some(play) => {
+                VoiceHandle::layered(engine, layer_ids(play.wire).start, play.layers.len())
+            }
+            None => v,
+        };
+        let renamed = event.map_voices(rename);
+        let Some((play_id, layer)) = victim.zip(event.voice().and_then(|v| v.id_in(engine))) else {
+            return Mapped::Renamed(renamed);
+        };
+        let Some(play) = self.plays.get_mut(&play_id) else {
+            return Mapped::Renamed(renamed);
+        };
+        match event {
+            Event::Started { .. } => {
+                if std::mem::replace(&mut play.started, true) {
+                    Mapped::Held
+                } else {
+                    Mapped::Renamed(renamed)
+                }
+            }
+            e if e.is_terminal() => {
+                let k = (layer - play_id) as usize;
+                if let Some(info) = play.layers.get_mut(k).and_then(Option::take) {
+                    drop(info);
+                    play.alive -= 1;
+                    self.owner.remove(&layer);
+                }
+                if play.alive > 0 {
+                    return Mapped::Held;
+                }
+                if let Some(play) = self.plays.remove(&play_id) {
+                    space.let_go(play.cells);
+                }
+                Mapped::Renamed(renamed)
+            }
+            _ => Mapped::Renamed(renamed),
+        }
+    }
+
+    /// The audio side is gone: every play is over (the caller reports
+    /// them); their cells are let go.
+    pub(crate) fn clear(&mut self, space: &mut GameSpace) {
+        for (_, play) in self.plays.drain() {
+            space.let_go(play.cells);
+        }
+        self.owner.clear();
+    }
+}
