@@ -390,9 +390,73 @@ fn acquire_release(c: &mut Criterion) {
     g.finish();
 }
 
+/// The game side of starting a sound: `play` against `play_cue` of a cue
+/// of six variations (shuffled, pitch and level ranges), and of a cue of
+/// three layers (the cost of the command queue's three entries and the
+/// layered play's bookkeeping). The queue is drained, untimed, every 256
+/// plays.
+fn game_side(c: &mut Criterion) {
+    use voicepool::{Cue, Pick};
+    let settings = EngineSettings {
+        voices: 256,
+        command_capacity: 4_096,
+        event_capacity: 16_384,
+        ..Default::default()
+    };
+    let (mut engine, mut mixer) = engine_and_mixer(settings);
+    let sounds = sine_sounds(44_100);
+    let one = Cue::new(sounds.iter().take(6).cloned())
+        .pick(Pick::Shuffle)
+        .pitch_range(0.95..=1.05)
+        .volume_range_db(-3.0..=0.0);
+    let three = one
+        .clone()
+        .layer(Cue::new([sounds[1].clone()]))
+        .layer(Cue::new([sounds[2].clone()]).delay(Duration::from_millis(20)));
+    let mut out = vec![0.0f32; 2 * BLOCK];
+    let mut g = c.benchmark_group("game_side");
+    g.throughput(Throughput::Elements(1));
+    let cases: [(&str, Option<&Cue>); 3] = [
+        ("play", None),
+        ("play_cue", Some(&one)),
+        ("play_cue_3_layers", Some(&three)),
+    ];
+    for (name, cue) in cases {
+        g.bench_function(name, |b| {
+            b.iter_custom(|iters| {
+                let mut timed = Duration::ZERO;
+                let mut left = iters;
+                let mut k = 0usize;
+                while left > 0 {
+                    let n = left.min(256);
+                    let t = Instant::now();
+                    for _ in 0..n {
+                        k += 1;
+                        let params = PlayParams::default().volume(0.5);
+                        let h = match cue {
+                            Some(cue) => engine.play_cue(cue, params),
+                            None => engine.play(&sounds[k % 6], params),
+                        };
+                        black_box(h.expect("room in the queue"));
+                    }
+                    timed += t.elapsed();
+                    left -= n;
+                    mixer.process(&mut out);
+                    engine.stop_all().expect("stop");
+                    mixer.process(&mut out);
+                    engine.drain_events().for_each(drop);
+                }
+                timed
+            })
+        });
+    }
+    g.finish();
+}
+
 criterion_group!(
     benches,
     play_full_pool,
+    game_side,
     refresh_levels,
     loudness_analysis,
     acquire_release
@@ -408,6 +472,9 @@ fn main() {
         "Pool",
         &[
             (format!("play_full_pool/{FULL_POOL}"), 1.0, "play"),
+            ("game_side/play".into(), 1.0, "play"),
+            ("game_side/play_cue".into(), 1.0, "play"),
+            ("game_side/play_cue_3_layers".into(), 1.0, "play"),
             (
                 format!("refresh_levels/{FULL_POOL}"),
                 FULL_POOL as f64,

@@ -175,6 +175,8 @@ pub mod guide {
     pub struct VirtualVoices;
     #[doc = include_str!("../docs/guide/space.md")]
     pub struct Space;
+    #[doc = include_str!("../docs/guide/cues.md")]
+    pub struct Cues;
     #[doc = include_str!("../docs/guide/streaming.md")]
     pub struct Streaming;
     #[doc = include_str!("../docs/guide/output.md")]

@@ -34,7 +34,6 @@ const LAYERS: &[(&str, &[&str])] = &[
             "space/air.rs",
             "bus/mod.rs",
             "cue/mod.rs",
-            "cue/pick.rs",
         ],
     ),
     (
@@ -58,6 +57,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "bus/effect_handles.rs",
             "stream/control.rs",
             "cue/control.rs",
+            "cue/pick.rs",
             "cue/plays.rs",
         ],
     ),

@@ -78,6 +78,20 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
         // A loop of a few frames, read from its loop tile when looping.
         tone(2_000.0, 64, 48_000, 2),
     ];
+    // Cues: layered (some delayed), varied in pitch and level, each
+    // pick.
+    let cues = [
+        voicepool::Cue::new(sounds.clone())
+            .pick(voicepool::Pick::Shuffle)
+            .pitch_range(0.8..=1.25)
+            .volume_range_db(-6.0..=0.0)
+            .layer(voicepool::Cue::new([sounds[1].clone()]).delay(Duration::from_millis(7))),
+        voicepool::Cue::new([sounds[0].clone(), sounds[2].clone()])
+            .pick(voicepool::Pick::Random)
+            .weights([1.0, 3.0])
+            .layer(voicepool::Cue::new([sounds[3].clone()]).looping(true))
+            .layer(voicepool::Cue::new(sounds.clone()).pick(voicepool::Pick::Sequence)),
+    ];
     let mut handles = Vec::new();
     let mut buf = vec![0.0f32; 2 * 1024];
     let (mut played, mut queue_full) = (0u64, 0u64);
@@ -153,7 +167,12 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
                 2 => p.send(late.unwrap_or(hall), 0.5),
                 _ => p,
             };
-            match engine.play(s, p) {
+            // Every fourth a cue, layered: its commands reach each layer.
+            let play = match (i + j) % 4 {
+                3 => engine.play_cue(&cues[(i / 4 + j) % cues.len()], p),
+                _ => engine.play(s, p),
+            };
+            match play {
                 Ok(h) => {
                     played += 1;
                     handles.push(h);

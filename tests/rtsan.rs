@@ -137,7 +137,20 @@ fn offline_engine_churn_in_realtime_context() {
                     2 => p.send(late.unwrap_or(hall), 0.5),
                     _ => p,
                 };
-                if let Ok(h) = e.play(&s, p) {
+                // Some as a layered cue: its commands reach each layer.
+                let play = match (i + j) % 4 {
+                    3 => e.play_cue(
+                        &voicepool::Cue::new([s.clone(), s.clone()])
+                            .pitch_range(0.9..=1.1)
+                            .volume_range_db(-3.0..=0.0)
+                            .layer(
+                                voicepool::Cue::new([s.clone()]).delay(Duration::from_millis(3)),
+                            ),
+                        p,
+                    ),
+                    _ => e.play(&s, p),
+                };
+                if let Ok(h) = play {
                     handles.push(h);
                 }
             }

@@ -2,6 +2,7 @@
 //! variations picked, varied and sent as voices, under one handle.
 
 use std::sync::atomic::Ordering::Relaxed;
+use std::time::Duration;
 
 use super::pick::Chosen;
 use super::{Cue, MAX_CUE_VOICES};
@@ -46,6 +47,25 @@ impl Controller {
         cue.check()?;
         let base = params.validate(self.shared.engine)?;
         let mut game = self.game()?;
+        let rate = self.shared.rate;
+        let voice = |c: &Chosen<'_>| {
+            let mut params = base;
+            params.volume = (params.volume * c.volume).min(MAX_VOLUME);
+            params.pitch = (params.pitch * c.pitch).clamp(MIN_PITCH, MAX_PITCH);
+            params.looping |= c.looping;
+            params.offset = frames(c.delay, rate);
+            params
+        };
+        if cue.voices() == 1 {
+            // One voice: a plain play.
+            let c = game.picks.choose_one(cue, Duration::ZERO);
+            // Under the lock: ids go out in the order plays are sent.
+            let id = self.shared.next_id.fetch_add(1, Relaxed);
+            let info = self.play_voice(&mut game, id, c.sound, voice(&c))?;
+            let emitter = info.emitter;
+            game.live.insert(id, info);
+            return Ok(VoiceHandle::new(self.shared.engine, id).with_emitter(emitter));
+        }
         let mut chosen: [Option<Chosen<'_>>; MAX_CUE_VOICES] = [None; MAX_CUE_VOICES];
         let n = game.picks.choose(cue, &mut chosen);
         let chosen = &chosen[..n];
@@ -67,15 +87,9 @@ impl Controller {
         }
         // Under the lock: the play's voices have consecutive ids.
         let first = self.shared.next_id.fetch_add(n as u64, Relaxed);
-        let rate = self.shared.rate;
         let mut infos = Vec::with_capacity(n);
         for (id, c) in (first..).zip(chosen.iter().flatten()) {
-            let mut params = base;
-            params.volume = (params.volume * c.volume).min(MAX_VOLUME);
-            params.pitch = (params.pitch * c.pitch).clamp(MIN_PITCH, MAX_PITCH);
-            params.looping |= c.looping;
-            params.offset = frames(c.delay, rate);
-            match self.play_voice(&mut game, id, c.sound, params) {
+            match self.play_voice(&mut game, id, c.sound, voice(c)) {
                 Ok(info) => infos.push(info),
                 Err(e) => {
                     // Not expected after the checks above; whatever was
@@ -95,10 +109,6 @@ impl Controller {
             }
         }
         let head = infos.first().map_or(NO_EMITTER, |i| i.emitter);
-        if let [info] = infos.as_slice() {
-            game.live.insert(first, info.clone());
-            return Ok(VoiceHandle::new(self.shared.engine, first).with_emitter(head));
-        }
         let handle = VoiceHandle::layered(self.shared.engine, first, infos.len());
         let cells: Vec<u32> = infos
             .iter()

@@ -98,8 +98,9 @@ pub(crate) struct CueData {
     pub(crate) pick: Pick,
     /// Running sums of the weights (`Pick::Random`); empty: all equal.
     pub(crate) cumulative: Vec<f64>,
-    /// Pitch factors, lowest and highest.
+    /// Pitch factors, lowest and highest, and their natural logarithms.
     pub(crate) pitch: (f32, f32),
+    pub(crate) pitch_ln: (f64, f64),
     /// Gains in dB, lowest and highest.
     pub(crate) volume_db: (f32, f32),
     pub(crate) looping: bool,
@@ -160,6 +161,7 @@ impl Cue {
                 pick: Pick::default(),
                 cumulative: Vec::new(),
                 pitch: (1.0, 1.0),
+                pitch_ln: (0.0, 0.0),
                 volume_db: (0.0, 0.0),
                 looping: false,
                 delay: Duration::ZERO,
@@ -233,7 +235,10 @@ impl Cue {
     pub fn pitch_range(self, range: RangeInclusive<f32>) -> Cue {
         let (lo, hi) = range.into_inner();
         self.with(|d| match valid_pitch_range(lo, hi) {
-            Ok(p) => d.pitch = p,
+            Ok(p) => {
+                d.pitch = p;
+                d.pitch_ln = (f64::from(p.0).ln(), f64::from(p.1).ln());
+            }
             Err(e) => Cue::fail(d, e),
         })
     }

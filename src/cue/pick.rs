@@ -4,10 +4,10 @@
 //! and [`Picks::choose`], which turns a cue and its layers into the voices
 //! to play.
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use super::{Cue, CueData, Pick, MAX_CUE_VOICES};
+use crate::control::voice_info::IdMap;
 use crate::sound::Sound;
 
 /// SplitMix64 (Steele, Lea and Flood, 2014): small, fast, and the same
@@ -70,14 +70,14 @@ pub(crate) struct Chosen<'a> {
 #[derive(Debug)]
 pub(crate) struct Picks {
     rng: Rng,
-    states: HashMap<u64, State>,
+    states: IdMap<State>,
 }
 
 impl Picks {
     pub(crate) fn new(seed: u64) -> Picks {
         Picks {
             rng: Rng::new(seed),
-            states: HashMap::new(),
+            states: IdMap::default(),
         }
     }
 
@@ -101,25 +101,29 @@ impl Picks {
         out: &mut [Option<Chosen<'a>>; MAX_CUE_VOICES],
         n: &mut usize,
     ) {
-        let d = cue.data();
         let Some(slot) = out.get_mut(*n) else {
             return;
         };
-        let variation = self.variation(d);
-        let Some(sound) = d.variations.get(variation) else {
-            return;
-        };
-        let delay = after.saturating_add(d.delay);
-        *slot = Some(Chosen {
-            sound,
-            volume: self.volume(d.volume_db),
-            pitch: self.pitch(d.pitch),
-            looping: d.looping,
-            delay,
-        });
+        let chosen = self.choose_one(cue, after);
+        *slot = Some(chosen);
         *n += 1;
-        for layer in &d.layers {
-            self.choose_into(layer, delay, out, n);
+        for layer in &cue.data().layers {
+            self.choose_into(layer, chosen.delay, out, n);
+        }
+    }
+
+    /// The voice `cue` itself sounds in a play (not its layers), `after`
+    /// the play's start and its own delay.
+    pub(crate) fn choose_one<'a>(&mut self, cue: &'a Cue, after: Duration) -> Chosen<'a> {
+        let d = cue.data();
+        let variation = self.variation(d);
+        Chosen {
+            // (`variation` is below the count, which is at least 1.)
+            sound: &d.variations[variation.min(d.variations.len() - 1)],
+            volume: self.volume(d.volume_db),
+            pitch: self.pitch(d.pitch, d.pitch_ln),
+            looping: d.looping,
+            delay: after.saturating_add(d.delay),
         }
     }
 
@@ -183,27 +187,63 @@ impl Picks {
 
     /// A gain uniform in dB over `(lo, hi)`.
     fn volume(&mut self, (lo, hi): (f32, f32)) -> f32 {
-        if lo == hi {
-            return db_to_gain(lo);
+        if lo == hi && lo == 0.0 {
+            return 1.0;
         }
         let db = f64::from(lo) + self.rng.unit() * f64::from(hi - lo);
-        db_to_gain(db as f32)
+        exp(db * (std::f64::consts::LN_10 / 20.0)) as f32
     }
 
-    /// A factor uniform in cents over `(lo, hi)`.
-    fn pitch(&mut self, (lo, hi): (f32, f32)) -> f32 {
+    /// A factor uniform in cents over `(lo, hi)`, whose logarithms are
+    /// `(a, b)`.
+    fn pitch(&mut self, (lo, hi): (f32, f32), (a, b): (f64, f64)) -> f32 {
         if lo == hi {
             return lo;
         }
-        let (a, b) = (f64::from(lo).ln(), f64::from(hi).ln());
-        (a + self.rng.unit() * (b - a)).exp() as f32
+        exp(a + self.rng.unit() * (b - a)) as f32
     }
 }
 
-fn db_to_gain(db: f32) -> f32 {
-    if db == 0.0 {
-        1.0
-    } else {
-        10f32.powf(db / 20.0)
+/// `e^x` for `|x|` up to about 700, within 1e-11 of it (far finer than
+/// the `f32` it becomes), from additions and multiplications alone: the
+/// same bits on every platform (a library `exp` may round differently
+/// from one libm to another, and a seeded render must be bit-identical
+/// everywhere), and a few nanoseconds.
+fn exp(x: f64) -> f64 {
+    /// 1 / n!, n = 9 down to 2.
+    const INVERSE_FACTORIALS: [f64; 8] = [
+        1.0 / 362_880.0,
+        1.0 / 40_320.0,
+        1.0 / 5_040.0,
+        1.0 / 720.0,
+        1.0 / 120.0,
+        1.0 / 24.0,
+        1.0 / 6.0,
+        1.0 / 2.0,
+    ];
+    let x = x.clamp(-700.0, 700.0);
+    // e^x = 2^k e^r, with r = x - k ln 2 in [-ln 2 / 2, ln 2 / 2].
+    let k = (x * std::f64::consts::LOG2_E).round();
+    let r = x - k * std::f64::consts::LN_2;
+    // Taylor to the 9th power: the remainder is below 1e-11 for |r| < 0.35.
+    let mut p = 0.0;
+    for c in INVERSE_FACTORIALS {
+        p = (p + c) * r;
+    }
+    let p = (p + 1.0) * r + 1.0;
+    p * f64::from_bits(((k as i64 + 1023) as u64) << 52)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn exp_is_the_library_exp_within_1e_11() {
+        let mut x = -60.0f64;
+        while x < 60.0 {
+            let (ours, lib) = (super::exp(x), x.exp());
+            assert!((ours - lib).abs() <= 1e-11 * lib, "{x}: {ours} {lib}");
+            x += 0.001_37;
+        }
+        assert_eq!(super::exp(0.0), 1.0);
     }
 }

@@ -6,9 +6,7 @@
 //! play's one terminal event (`Stolen` if its last sounding layer was
 //! taken). Game side only: it runs under the game-state mutex.
 
-use std::collections::HashMap;
-
-use crate::control::voice_info::PlayInfo;
+use crate::control::voice_info::{IdMap, PlayInfo};
 use crate::handle::layer_ids;
 use crate::protocol::{EngineId, Event, VoiceHandle};
 use crate::space::control::GameSpace;
@@ -32,9 +30,9 @@ pub(crate) struct CuePlay {
 /// their voices belongs to.
 #[derive(Debug, Default)]
 pub(crate) struct CuePlays {
-    plays: HashMap<u64, CuePlay>,
+    plays: IdMap<CuePlay>,
     /// A layer's voice id -> its play's id.
-    owner: HashMap<u64, u64>,
+    owner: IdMap<u64>,
 }
 
 /// What becomes of an event from the audio side.
@@ -86,7 +84,7 @@ impl CuePlays {
     /// `event` as the game is to see it. A play's last terminal event
     /// also lets its cells go.
     pub(crate) fn map(&mut self, event: Event, engine: EngineId, space: &mut GameSpace) -> Mapped {
-        let play_of = |owner: &HashMap<u64, u64>, v: VoiceHandle| {
+        let play_of = |owner: &IdMap<u64>, v: VoiceHandle| {
             v.id_in(engine).and_then(|id| owner.get(&id).copied())
         };
         let victim = event.voice().and_then(|v| play_of(&self.owner, v));

@@ -105,8 +105,8 @@ pub mod prelude {
         VoicepoolEvent, VoicepoolPlugin, VoicepoolSystems,
     };
     pub use voicepool::{
-        BusSettings, Cone, DistanceModel, Duck, Effect, EngineSettings, GroupSettings, Occlusion,
-        PlayParams, Sound, Spatial, StealPolicy,
+        BusSettings, Cone, Cue, DistanceModel, Duck, Effect, EngineSettings, GroupSettings,
+        Occlusion, Pick, PlayParams, Sound, Spatial, StealPolicy,
     };
 }
 
