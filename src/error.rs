@@ -66,6 +66,11 @@ pub enum PlayError {
     },
     /// `play` was given a group or bus made by another engine.
     ForeignHandle,
+    /// Every parameter an engine can make (`limits::MAX_PARAMS`) is made.
+    TooManyParams {
+        /// `limits::MAX_PARAMS`.
+        max: usize,
+    },
     /// A streamed sound's play while every stream slot is in use
     /// (`EngineSettings::streams`).
     TooManyStreams {
@@ -108,6 +113,9 @@ impl fmt::Display for PlayError {
                 f,
                 "all {max} buses are created (raise EngineSettings::buses)"
             ),
+            PlayError::TooManyParams { max } => {
+                write!(f, "all {max} parameters an engine can make are made")
+            }
             PlayError::ForeignHandle => {
                 write!(f, "the group or bus belongs to another engine")
             }

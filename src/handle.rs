@@ -284,3 +284,60 @@ impl BusHandle {
         (self.engine == engine.0).then_some(self.index)
     }
 }
+
+/// Names a parameter made by `create_param`: a game value (a car's speed,
+/// a health level, the time of day) that cues map to volume, pitch, a
+/// low-pass or a send. `Copy`; it carries the id of the engine that made
+/// it, so a parameter of another engine is an error wherever it is given.
+///
+/// ```
+/// use voicepool::{EngineSettings, OfflineEngine};
+/// let engine = OfflineEngine::new(EngineSettings::default())?;
+/// let speed = engine.create_param("speed", 0.0)?;
+/// assert_eq!(speed.index(), 0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ParamHandle {
+    engine: u32,
+    index: u16,
+}
+
+impl ParamHandle {
+    pub(crate) fn new(engine: EngineId, index: u16) -> ParamHandle {
+        ParamHandle {
+            engine: engine.0,
+            index,
+        }
+    }
+
+    /// Its index among the engine's parameters, counting from 0 in the
+    /// order they were made.
+    ///
+    /// ```
+    /// # use voicepool::{EngineSettings, OfflineEngine};
+    /// # let engine = OfflineEngine::new(EngineSettings::default())?;
+    /// engine.create_param("speed", 0.0)?;
+    /// assert_eq!(engine.create_param("load", 0.0)?.index(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn index(self) -> u16 {
+        self.index
+    }
+
+    /// The engine that made it (its number).
+    pub(crate) fn engine(self) -> u32 {
+        self.engine
+    }
+
+    pub(crate) fn index_in(self, engine: EngineId) -> Option<u16> {
+        (self.engine == engine.0).then_some(self.index)
+    }
+}
+
+impl EngineId {
+    /// Its number, as handles carry it.
+    pub(crate) fn number(self) -> u32 {
+        self.0
+    }
+}

@@ -108,6 +108,7 @@ mod handle;
 pub mod mixer;
 #[doc(hidden)]
 pub mod output;
+mod param;
 mod prefault;
 mod protocol;
 mod render;
@@ -147,6 +148,7 @@ pub use handle::{BusHandle, GroupHandle, VoiceHandle};
 pub use mixer::Mixer;
 pub use output::cpal::{AudioEngine, DeviceSampleFormat, StreamInfo};
 pub use output::offline::{OfflineEngine, Recording, WavFormat};
+pub use param::{Curve, ParamHandle, Target};
 pub use protocol::device_name::DeviceName;
 pub use protocol::stats::{BusMeter, SlotView, Stats};
 pub use protocol::{EffectFault, Event, StealPolicy, StreamErrorKind, TimedEvent};

@@ -23,6 +23,7 @@ pub use crate::cue::{MAX_CUE_DB, MAX_CUE_VOICES, MIN_CUE_DB};
 pub use crate::error::{MAX_FRAMES, SAMPLE_RATE_RANGE, SUPPORTED_FORMATS};
 pub use crate::output::cpal::{MAX_BLOCK_FRAMES, MIN_BLOCK_FRAMES};
 pub use crate::output::offline::{MAX_RENDER_FRAMES, MAX_WAV_FRAMES, WAV_BLOCK_FRAMES};
+pub use crate::param::{MAX_CUE_MAPS, MAX_CURVE_POINTS, MAX_PARAMS};
 pub use crate::protocol::device_name::DEVICE_NAME_BYTES;
 pub use crate::render::limiter::LIMITER_THRESHOLD;
 pub use crate::sound::{MAX_CHUNKS_BEFORE_DATA, MAX_SAMPLE_MAGNITUDE};

@@ -34,6 +34,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "space/air.rs",
             "bus/mod.rs",
             "cue/mod.rs",
+            "param/mod.rs",
         ],
     ),
     (
@@ -45,6 +46,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "bus/effects/",
             "stream/reader.rs",
             "space/positions.rs",
+            "param/eval.rs",
         ],
     ),
     ("mixer", &["mixer/", "space/mix.rs", "stream/mix.rs"]),
@@ -59,6 +61,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "cue/control.rs",
             "cue/pick.rs",
             "cue/plays.rs",
+            "param/control.rs",
         ],
     ),
     ("output", &["output/"]),

@@ -153,5 +153,5 @@ pub fn mixer_play(mixer: &mut Mixer, play: PreparedPlay) {
     if let Some(at) = params.emitter.as_mut() {
         at.cell = play.cell;
     }
-    mixer.play(play.id, play.sound, &params, None);
+    mixer.play(play.id, play.sound, (&params, None), None);
 }

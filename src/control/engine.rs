@@ -182,6 +182,8 @@ impl Engine {
                 space: game_space,
                 picks: crate::cue::pick::Picks::new(settings.seed),
                 cues: crate::cue::plays::CuePlays::default(),
+                mods_in_flight: Vec::new(),
+                params: Vec::new(),
             }),
         });
         Ok((

@@ -13,6 +13,7 @@ use ringbuf::HeapCons;
 
 use super::voice_info::{IdMap, PlayInfo, Retired};
 use crate::cue::plays::{CuePlays, Mapped};
+use crate::protocol::modulation::Mods;
 use crate::protocol::stats::Counters;
 use crate::protocol::{EngineId, Event, TimedEvent, VoiceHandle};
 use crate::sound::SoundData;
@@ -54,6 +55,11 @@ pub(crate) struct GameState {
     pub(crate) picks: crate::cue::pick::Picks,
     /// Layered cue plays still sounding.
     pub(crate) cues: CuePlays,
+    /// One reference to each cue's parameter maps that may be in flight
+    /// (as `in_flight` for sounds).
+    pub(crate) mods_in_flight: Vec<Arc<Mods>>,
+    /// The parameters made, by index: their names.
+    pub(crate) params: Vec<String>,
 }
 
 impl GameState {
@@ -132,6 +138,16 @@ impl GameState {
         }
         if self.in_flight.len() >= self.prune_at {
             self.prune();
+        }
+    }
+
+    /// Keeps `mods` alive on the game side (as `keep` does a sound).
+    pub(crate) fn keep_mods(&mut self, mods: &Arc<Mods>) {
+        if !self.mods_in_flight.iter().any(|m| Arc::ptr_eq(m, mods)) {
+            if self.mods_in_flight.len() >= 16 {
+                self.mods_in_flight.retain(|m| Arc::strong_count(m) > 1);
+            }
+            self.mods_in_flight.push(Arc::clone(mods));
         }
     }
 

@@ -155,7 +155,7 @@ impl Controller {
         // Under the lock: ids go out in the order their plays are sent,
         // which `stop_all` relies on (see `GameState::stopped_below`).
         let id = self.shared.next_id.fetch_add(1, Relaxed);
-        let info = self.play_voice(&mut game, id, sound, params)?;
+        let info = self.play_voice(&mut game, id, sound, (params, None))?;
         let emitter = info.emitter;
         game.live.insert(id, info);
         Ok(VoiceHandle::new(self.shared.engine, id).with_emitter(emitter))
@@ -170,8 +170,14 @@ impl Controller {
         game: &mut GameState,
         id: u64,
         sound: &Sound,
-        mut params: crate::protocol::ValidParams,
+        (mut params, mods): (
+            crate::protocol::ValidParams,
+            Option<Arc<crate::protocol::modulation::Mods>>,
+        ),
     ) -> Result<PlayInfo, PlayError> {
+        if let Some(m) = &mods {
+            game.keep_mods(m);
+        }
         let mut emitter = NO_EMITTER;
         if let Some(at) = params.emitter.as_mut() {
             at.cell = self.claim_cell(game, id, at)?;
@@ -179,7 +185,7 @@ impl Controller {
         }
         let sent = match &sound.data.stream {
             Some(source) => self
-                .play_stream(game, id, sound, source, params)
+                .play_stream(game, id, sound, source, (params, mods))
                 .map(|slot| Some((slot, Arc::clone(source)))),
             None => {
                 game.keep(&sound.data);
@@ -193,6 +199,7 @@ impl Controller {
                     sound: Arc::clone(&sound.data),
                     params,
                     stream: None,
+                    mods,
                 })
                 .map(|()| None)
             }
@@ -357,7 +364,7 @@ impl Controller {
 
     /// Sends the command made for `voice`'s id, if `voice` is a live
     /// handle of this engine; a stale or foreign handle does nothing.
-    fn send_if_live(
+    pub(crate) fn send_if_live(
         &self,
         voice: VoiceHandle,
         cmd: impl FnOnce(u64) -> Command,

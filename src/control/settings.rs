@@ -101,10 +101,10 @@ pub struct EngineSettings {
     /// Virtual voices: room for voices that lost their slot (stolen,
     /// limited by a group, or refused by a full pool) but asked to keep
     /// time ([`crate::PlayParams::virtualize`]) and come back when there
-    /// is room (0 to [`MAX_VIRTUAL_VOICES`]). About 660 bytes each,
+    /// is room (0 to [`MAX_VIRTUAL_VOICES`]). About 830 bytes each,
     /// allocated when the engine is made (its voice and ranking, about
-    /// 170; its cell in the table of positions and its low-pass, about
-    /// 220; the game
+    /// 170; its cell in the table of positions, its low-pass and its
+    /// play's own parameter values, about 390; the game
     /// side's record of the play and of its end, the rest) and counted by
     /// the engines' `memory_bytes`; a virtual voice costs no mixing.
     /// Default 64.

@@ -9,8 +9,10 @@ use super::{Cue, MAX_CUE_VOICES};
 use crate::control::params::{PlayParams, MAX_VOLUME};
 use crate::control::Controller;
 use crate::error::PlayError;
+use crate::protocol::space::ValidEmitter;
 use crate::protocol::stats::Counters;
 use crate::protocol::{frames, Command, VoiceHandle, MAX_PITCH, MIN_PITCH, NO_EMITTER};
+use crate::space::Emitter;
 
 impl Controller {
     /// Plays `cue`: picks its variation (and each layer's), varies pitch
@@ -45,23 +47,35 @@ impl Controller {
     /// ```
     pub fn play_cue(&self, cue: &Cue, params: PlayParams) -> Result<VoiceHandle, PlayError> {
         cue.check()?;
+        let d = cue.data();
+        if d.engine.is_some_and(|e| e != self.shared.engine.number()) {
+            return Err(PlayError::ForeignHandle);
+        }
         let base = params.validate(self.shared.engine)?;
         let mut game = self.game()?;
         let rate = self.shared.rate;
-        let voice = |c: &Chosen<'_>| {
+        let voice = |c: &Chosen<'_>, k: usize| {
             let mut params = base;
             params.volume = (params.volume * c.volume).min(MAX_VOLUME);
             params.pitch = (params.pitch * c.pitch).clamp(MIN_PITCH, MAX_PITCH);
             params.looping |= c.looping;
             params.offset = frames(c.delay, rate);
-            params
+            let mods = d.voice_mods.get(k).cloned().flatten();
+            if mods.is_some() && params.emitter.is_none() {
+                // Its maps are heard in a cell of its own, at its pan.
+                params.emitter = Some(ValidEmitter {
+                    fixed_pan: Some(params.pan),
+                    ..Emitter::NONE.at
+                });
+            }
+            (params, mods)
         };
         if cue.voices() == 1 {
             // One voice: a plain play.
             let c = game.picks.choose_one(cue, Duration::ZERO);
             // Under the lock: ids go out in the order plays are sent.
             let id = self.shared.next_id.fetch_add(1, Relaxed);
-            let info = self.play_voice(&mut game, id, c.sound, voice(&c))?;
+            let info = self.play_voice(&mut game, id, c.sound, voice(&c, 0))?;
             let emitter = info.emitter;
             game.live.insert(id, info);
             return Ok(VoiceHandle::new(self.shared.engine, id).with_emitter(emitter));
@@ -82,14 +96,19 @@ impl Controller {
             .filter(|c| c.sound.data.stream.is_some())
             .count();
         game.streams.ready_for(streamed)?;
-        if base.emitter.is_some() && !game.space.has_room(n) {
+        let cells = if base.emitter.is_some() {
+            n
+        } else {
+            d.voice_mods.iter().flatten().count()
+        };
+        if !game.space.has_room(cells) {
             return Err(PlayError::QueueFull);
         }
         // Under the lock: the play's voices have consecutive ids.
         let first = self.shared.next_id.fetch_add(n as u64, Relaxed);
         let mut infos = Vec::with_capacity(n);
-        for (id, c) in (first..).zip(chosen.iter().flatten()) {
-            match self.play_voice(&mut game, id, c.sound, voice(c)) {
+        for (k, (id, c)) in (first..).zip(chosen.iter().flatten()).enumerate() {
+            match self.play_voice(&mut game, id, c.sound, voice(c, k)) {
                 Ok(info) => infos.push(info),
                 Err(e) => {
                     // Not expected after the checks above; whatever was

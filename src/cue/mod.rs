@@ -15,7 +15,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::error::PlayError;
-use crate::handle::MAX_LAYERS;
+use crate::handle::{ParamHandle, MAX_LAYERS};
+use crate::param::{valid_map, Curve, Target};
+use crate::protocol::modulation::{Mods, ValidMap, MAX_MAPS};
 use crate::protocol::{MAX_PITCH, MIN_PITCH};
 use crate::sound::Sound;
 
@@ -109,6 +111,14 @@ pub(crate) struct CueData {
     pub(crate) layers: Vec<Cue>,
     /// Voices a play sounds: 1 and its layers'.
     pub(crate) voices: usize,
+    /// Its own parameter maps (they apply to its layers too).
+    maps: Vec<ValidMap>,
+    /// The engine its parameters (and those of its layers) are of.
+    pub(crate) engine: Option<u32>,
+    /// Each voice's maps, in the order a play sounds them (its own
+    /// voice's, then each layer's, depth first): its cue's and those of
+    /// the cues above it.
+    pub(crate) voice_mods: Vec<Option<Arc<Mods>>>,
     /// The first bad value given, reported by `play_cue`.
     pub(crate) error: Option<PlayError>,
 }
@@ -167,6 +177,9 @@ impl Cue {
                 delay: Duration::ZERO,
                 layers: Vec::new(),
                 voices: 1,
+                maps: Vec::new(),
+                engine: None,
+                voice_mods: vec![None],
                 error,
             }),
         }
@@ -177,6 +190,10 @@ impl Cue {
         let d = Arc::make_mut(&mut self.data);
         change(d);
         d.id = next_cue_id();
+        match voice_mods(d) {
+            Ok(mods) => d.voice_mods = mods,
+            Err(e) => Cue::fail(d, e),
+        }
         self
     }
 
@@ -312,6 +329,9 @@ impl Cue {
             if let Some(e) = layer.data.error {
                 Cue::fail(d, e);
             }
+            if let Err(e) = same_engine(&mut d.engine, layer.data.engine) {
+                Cue::fail(d, e);
+            }
             if d.voices + layer.data.voices > MAX_CUE_VOICES {
                 Cue::fail(
                     d,
@@ -324,6 +344,41 @@ impl Cue {
             }
             d.voices += layer.data.voices;
             d.layers.push(layer);
+        })
+    }
+
+    /// Lets parameter `param` drive `target` through `curve`, in every
+    /// play of this cue and of its layers: the parameter's value (the
+    /// engine's, `set_param`, or the play's own, `set_play_param`) is read
+    /// through the curve, gliding as the value does. `VolumeDb` maps add
+    /// up, `Pitch` maps multiply, and the lowest `LowPassHz` wins. A voice
+    /// follows at most [`crate::limits::MAX_CUE_MAPS`] maps (its cue's and
+    /// those above it); more is an error naming `map`, as is mixing
+    /// parameters of two engines; a bad curve is an error naming `curve`.
+    /// Each is reported when the cue is played (and by [`Cue::check`]).
+    ///
+    /// A play with maps takes a cell of the engine's table of positions
+    /// even when it is not positioned (as a positioned play does).
+    ///
+    /// ```
+    /// use voicepool::{Cue, Curve, EngineSettings, OfflineEngine, Sound, Target};
+    /// let engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let speed = engine.create_param("speed", 0.0)?;
+    /// let hum = Sound::from_samples(1, 48_000, vec![0.5; 48_000])?;
+    /// let motor = Cue::new([hum]).looping(true)
+    ///     .map(speed, Target::Pitch, Curve::linear([(0.0, 0.8), (100.0, 1.6)]))
+    ///     .map(speed, Target::LowPassHz, Curve::linear([(0.0, 800.0), (100.0, 8_000.0)]));
+    /// assert!(motor.check().is_ok());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn map(self, param: ParamHandle, target: Target, curve: Curve) -> Cue {
+        self.with(|d| {
+            let checked = same_engine(&mut d.engine, Some(param.engine()))
+                .and_then(|()| valid_map(param, target, &curve));
+            match checked {
+                Ok(map) => d.maps.push(map),
+                Err(e) => Cue::fail(d, e),
+            }
         })
     }
 
@@ -403,6 +458,57 @@ impl Cue {
 
     pub(crate) fn data(&self) -> &CueData {
         &self.data
+    }
+}
+
+/// Each voice's maps for cue `d` (see [`CueData::voice_mods`]).
+fn voice_mods(d: &CueData) -> Result<Vec<Option<Arc<Mods>>>, PlayError> {
+    let mut out = Vec::with_capacity(d.voices);
+    out.push(merged(&d.maps, None)?);
+    for layer in &d.layers {
+        for below in &layer.data.voice_mods {
+            out.push(merged(&d.maps, below.as_deref())?);
+        }
+    }
+    Ok(out)
+}
+
+/// `above`'s maps then `below`'s, as one voice's (none: `None`).
+fn merged(above: &[ValidMap], below: Option<&Mods>) -> Result<Option<Arc<Mods>>, PlayError> {
+    let below = below.map_or(&[][..], Mods::maps);
+    let all: Vec<&ValidMap> = above.iter().chain(below).collect();
+    if all.is_empty() {
+        return Ok(None);
+    }
+    if all.len() > MAX_MAPS {
+        return Err(PlayError::Invalid {
+            name: "map",
+            reason: "a voice follows at most MAX_CUE_MAPS (4) maps, its cue's and those above",
+        });
+    }
+    let mut maps = [*all[0]; MAX_MAPS];
+    for (slot, m) in maps.iter_mut().zip(&all) {
+        *slot = **m;
+    }
+    Ok(Some(Arc::new(Mods {
+        maps,
+        n: all.len() as u8,
+    })))
+}
+
+/// Records `other` as the engine of a cue's parameters, unless it has
+/// one already that differs.
+fn same_engine(engine: &mut Option<u32>, other: Option<u32>) -> Result<(), PlayError> {
+    match (*engine, other) {
+        (Some(a), Some(b)) if a != b => Err(PlayError::Invalid {
+            name: "map",
+            reason: "a cue's parameters are of one engine",
+        }),
+        (None, b) => {
+            *engine = b;
+            Ok(())
+        }
+        _ => Ok(()),
     }
 }
 

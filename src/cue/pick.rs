@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use super::{Cue, CueData, Pick, MAX_CUE_VOICES};
 use crate::control::voice_info::IdMap;
+use crate::protocol::modulation::exp;
 use crate::sound::Sound;
 
 /// SplitMix64 (Steele, Lea and Flood, 2014): small, fast, and the same
@@ -201,49 +202,5 @@ impl Picks {
             return lo;
         }
         exp(a + self.rng.unit() * (b - a)) as f32
-    }
-}
-
-/// `e^x` for `|x|` up to about 700, within 1e-11 of it (far finer than
-/// the `f32` it becomes), from additions and multiplications alone: the
-/// same bits on every platform (a library `exp` may round differently
-/// from one libm to another, and a seeded render must be bit-identical
-/// everywhere), and a few nanoseconds.
-fn exp(x: f64) -> f64 {
-    /// 1 / n!, n = 9 down to 2.
-    const INVERSE_FACTORIALS: [f64; 8] = [
-        1.0 / 362_880.0,
-        1.0 / 40_320.0,
-        1.0 / 5_040.0,
-        1.0 / 720.0,
-        1.0 / 120.0,
-        1.0 / 24.0,
-        1.0 / 6.0,
-        1.0 / 2.0,
-    ];
-    let x = x.clamp(-700.0, 700.0);
-    // e^x = 2^k e^r, with r = x - k ln 2 in [-ln 2 / 2, ln 2 / 2].
-    let k = (x * std::f64::consts::LOG2_E).round();
-    let r = x - k * std::f64::consts::LN_2;
-    // Taylor to the 9th power: the remainder is below 1e-11 for |r| < 0.35.
-    let mut p = 0.0;
-    for c in INVERSE_FACTORIALS {
-        p = (p + c) * r;
-    }
-    let p = (p + 1.0) * r + 1.0;
-    p * f64::from_bits(((k as i64 + 1023) as u64) << 52)
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn exp_is_the_library_exp_within_1e_11() {
-        let mut x = -60.0f64;
-        while x < 60.0 {
-            let (ours, lib) = (super::exp(x), x.exp());
-            assert!((ours - lib).abs() <= 1e-11 * lib, "{x}: {ours} {lib}");
-            x += 0.001_37;
-        }
-        assert_eq!(super::exp(0.0), 1.0);
     }
 }

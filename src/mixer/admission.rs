@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use super::ranking::ranked;
 use super::{push_event, Mixer};
+use crate::protocol::modulation::Mods;
 use crate::protocol::stats::Counters;
 use crate::protocol::{Event, StreamTicket, ValidParams, VoiceHandle};
 use crate::render::voice::Voice;
@@ -25,7 +26,7 @@ impl Mixer {
         &mut self,
         id: u64,
         sound: Arc<SoundData>,
-        params: &ValidParams,
+        (params, mods): (&ValidParams, Option<Arc<Mods>>),
         stream: Option<StreamTicket>,
     ) {
         let now = self.frame;
@@ -42,7 +43,9 @@ impl Mixer {
             }
         }
         // A positioned play starts as it is heard from where it is.
-        let (emitter, heard) = self.space.admit(params, &mut self.direct, self.out_rate);
+        let (emitter, heard) = self
+            .space
+            .admit((params, mods), &mut self.direct, self.out_rate);
         self.glides.set(emitter, None); // (a cell's last play may have left one)
         let voice = Voice::new(sound, &heard, self.out_rate, fade_in, delay, slot);
         let who = Identity {

@@ -37,7 +37,28 @@ impl Mixer {
                     sound,
                     params,
                     stream,
-                } => self.play(id, sound, &params, stream),
+                    mods,
+                } => self.play(id, sound, (&params, mods), stream),
+                Command::SetParam {
+                    index,
+                    value,
+                    frames,
+                } => {
+                    let now = self.frame;
+                    self.space.params.set(index, value, now, frames);
+                }
+                Command::SetPlayParam {
+                    id,
+                    param,
+                    value,
+                    frames,
+                } => {
+                    for id in layer_ids(id) {
+                        if let Some(e) = self.emitter_of(id) {
+                            self.space.set_own(e, param, value, frames);
+                        }
+                    }
+                }
                 Command::Seek { id, frame, stream } => self.seek(id, frame, stream),
                 // A command to a play names every voice of it (a layered
                 // cue's layers follow its id): `layer_ids`.
@@ -57,7 +78,11 @@ impl Mixer {
                 Command::SetPan { id, pan } => {
                     for id in layer_ids(id) {
                         // A positioned voice is panned by its direction.
-                        if self.emitter_of(id).is_none() {
+                        let panned = match self.emitter_of(id) {
+                            None => true,
+                            Some(e) => self.space.set_fixed_pan(e, pan),
+                        };
+                        if panned {
                             let ramp = self.param_ramp;
                             self.update(id, |v| v.set_pan(pan, ramp));
                         }

@@ -319,6 +319,7 @@ impl Mixer {
         if let Some(odd) = out.get_mut(frames * 2) {
             *odd = 0.0;
         }
+        self.space.set_now(self.frame);
         self.drain_commands();
         self.buses.metering = self.counters.meters_wanted();
         self.move_emitters(frames);

@@ -14,6 +14,7 @@ use space::{ValidEmitter, ValidListener};
 pub(crate) mod bus;
 pub(crate) mod device_name;
 mod event;
+pub(crate) mod modulation;
 pub(crate) mod space;
 pub(crate) mod stats;
 
@@ -137,6 +138,23 @@ pub(crate) enum Command {
         params: ValidParams,
         /// For a streamed sound: its stream slot and epoch.
         stream: Option<StreamTicket>,
+        /// A cue's parameter maps for this voice (the play then has a
+        /// cell: `params.emitter`).
+        mods: Option<Arc<modulation::Mods>>,
+    },
+    /// Parameter `index` heads for `value` over `frames` output frames.
+    SetParam {
+        index: u16,
+        value: f32,
+        frames: u32,
+    },
+    /// Parameter `param` heads for `value` over `frames`, for play `id`
+    /// alone (each of its voices that maps it).
+    SetPlayParam {
+        id: u64,
+        param: u16,
+        value: f32,
+        frames: u32,
     },
     /// Move to frame `frame` of the voice's sound; for a streamed play, on
     /// a new epoch of its slot.

@@ -119,4 +119,8 @@ pub(crate) struct ValidEmitter {
     /// Its cell in the shared table of positions (given by the game side
     /// as the play is sent), or `NO_EMITTER` before then.
     pub(crate) cell: u32,
+    /// `Some(pan)` for a play that is not positioned but has a cell for
+    /// its parameter maps: heard at this pan, with no distance, direction
+    /// or doppler.
+    pub(crate) fixed_pan: Option<f32>,
 }

@@ -55,6 +55,7 @@ impl GameSpace {
         let table = EmitterTable {
             positions,
             records: vec![Emitter::NONE; cells].into_boxed_slice(),
+            mods: (0..cells).map(|_| None).collect(),
             returns: prod,
         };
         (game, table)
@@ -315,10 +316,13 @@ impl Controller {
         let mut cell = self.cell_of(voice, voice.id());
         // A layered cue's voices each have a cell, linked in order; each
         // checks its owner, so a stale handle's write stops at once.
+        // (A layer with no cell, unpositioned, is passed over.)
         for id in layer_ids(wire) {
-            match cell {
-                Some(c) if positions.write_at(c, id, start, values) => cell = positions.next(c),
-                _ => break,
+            let Some(c) = cell else {
+                break;
+            };
+            if positions.write_at(c, id, start, values) {
+                cell = positions.next(c);
             }
         }
         Ok(())

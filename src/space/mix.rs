@@ -19,14 +19,19 @@
 
 use ringbuf::traits::Producer;
 
+use std::sync::Arc;
+
+use crate::param::eval::{evaluate, Params};
+use crate::protocol::modulation::Mods;
+use crate::protocol::space::OPEN_HZ;
 use crate::protocol::ValidParams;
 use crate::protocol::{MAX_PITCH, MIN_PITCH};
 use crate::render::direct::{band_power, DirectFilters};
 use crate::render::glide::{StepGlide, StepGlides};
 use crate::render::voice::Voice;
 use crate::space::air::AirTable;
-use crate::space::positions::EmitterTable;
-use crate::space::{hear, length, sub, Emitter, ValidListener, Vec3, MAX_DOPPLER_SHIFT};
+use crate::space::positions::{EmitterTable, Positions};
+use crate::space::{hear, length, sub, Emitter, Heard, ValidListener, Vec3, MAX_DOPPLER_SHIFT};
 use crate::voices::audibility::{Ahead, HORIZONS};
 use crate::voices::{Identity, NO_EMITTER};
 
@@ -70,6 +75,10 @@ pub(crate) struct Space {
     table: Option<Box<EmitterTable>>,
     /// Records in use: positioned plays now.
     live: usize,
+    /// Every parameter's value (what cues' maps read).
+    pub(crate) params: Params,
+    /// The output frame the block being made starts at.
+    now: u64,
 }
 
 impl Space {
@@ -84,15 +93,23 @@ impl Space {
             air: AirTable::for_rate(out_rate),
             table: Some(table),
             live: 0,
+            params: Params::new(),
+            now: 0,
         }
+    }
+
+    /// The block being made starts at output frame `now`.
+    pub(crate) fn set_now(&mut self, now: u64) {
+        self.now = now;
     }
 
     pub(crate) fn memory_bytes(&self) -> usize {
         // (The shared positions and the ring of cells given back are
         // counted on the game side.)
-        self.table
-            .as_ref()
-            .map_or(0, |t| std::mem::size_of_val(&*t.records))
+        self.params.memory_bytes()
+            + self.table.as_ref().map_or(0, |t| {
+                std::mem::size_of_val(&*t.records) + std::mem::size_of_val(&*t.mods)
+            })
     }
 
     /// The most source frames per output frame the voice at cell `e`,
@@ -103,12 +120,34 @@ impl Space {
         let Some(x) = self.record(e) else {
             return step;
         };
-        if !(self.listener_moved || self.moved(e)) || x.at.spatial.doppler <= 0.0 {
+        let modulated = self.modulating(e);
+        let doppler = x.at.spatial.doppler > 0.0 && x.at.fixed_pan.is_none();
+        if !(modulated || (doppler && (self.listener_moved || self.moved(e)))) {
             return step;
         }
         let (_, _, applied) = x.applied();
-        let most = (x.pitch * MAX_DOPPLER_SHIFT).clamp(MIN_PITCH, MAX_PITCH);
+        // Its maps' pitch as they will be heard at the block's start.
+        let modded = match self.mods_of(e) {
+            Some(m) => evaluate(m, &x.own, &self.params, self.now).pitch,
+            None => 1.0,
+        };
+        let shift = if doppler { MAX_DOPPLER_SHIFT } else { 1.0 };
+        let most = (x.pitch * modded * shift).clamp(MIN_PITCH, MAX_PITCH);
         step * f64::from(most / applied.max(MIN_PITCH)).max(1.0)
+    }
+
+    /// Cell `e`'s maps, if its play has any.
+    fn mods_of(&self, e: u32) -> Option<&Mods> {
+        self.table.as_ref()?.mods.get(e as usize)?.as_deref()
+    }
+
+    /// Whether cell `e`'s maps may give something else than when it was
+    /// last heard (a parameter set or gliding, its own or the engine's).
+    fn modulating(&self, e: u32) -> bool {
+        let (Some(x), Some(_)) = (self.record(e), self.mods_of(e)) else {
+            return false;
+        };
+        x.own_changed || x.own.moving(self.now) || self.params.changed_since(x.heard_at, self.now)
     }
 
     /// Positioned plays now.
@@ -135,35 +174,42 @@ impl Space {
     /// here sounds unpositioned rather than fail.)
     pub(crate) fn admit(
         &mut self,
-        params: &ValidParams,
+        (params, mods): (&ValidParams, Option<Arc<Mods>>),
         filters: &mut DirectFilters,
         out_rate: u32,
     ) -> (u32, ValidParams) {
         let Some(at) = params.emitter else {
             return (NO_EMITTER, *params);
         };
-        let (listener, speed) = (self.listener, self.speed);
-        let Some(x) = self
-            .table
-            .as_mut()
-            .and_then(|t| t.records.get_mut(at.cell as usize))
-        else {
+        let ear = Ear {
+            listener: self.listener,
+            speed: self.speed,
+            air: self.air,
+            params: &self.params,
+            now: self.now,
+        };
+        let Some(t) = self.table.as_deref_mut() else {
             return (NO_EMITTER, *params);
         };
+        let (Some(x), Some(m)) = (
+            t.records.get_mut(at.cell as usize),
+            t.mods.get_mut(at.cell as usize),
+        ) else {
+            return (NO_EMITTER, *params);
+        };
+        // (The cell's last play's maps: a decrement, never the last.)
+        *m = mods;
         *x = Emitter {
             at,
             volume: params.volume,
             pitch: params.pitch,
-            heard: hear(&listener, &at, speed, self.air),
             // Never a cell's: whatever the game wrote since it sent the
             // play is read now.
             seq: 1,
-            fade_rest: 0,
+            ..Emitter::NONE
         };
-        let Some(x) = self.table.as_deref_mut().and_then(|t| fresh(t, at.cell)) else {
-            return (NO_EMITTER, *params);
-        };
-        x.heard = hear(&listener, &x.at, speed, self.air);
+        fresh(&t.positions, x, at.cell);
+        x.heard = ear.hear(x, m.as_deref());
         filters.head_for(at.cell, x.heard.cutoff, out_rate, true);
         let (volume, pan, pitch) = x.applied();
         self.live += 1;
@@ -212,6 +258,44 @@ impl Space {
         Some(x.applied().0)
     }
 
+    /// Parameter `param` heads for `value` over `frames` for cell `e`'s
+    /// play alone (heard again at the next block, or when ranked if it
+    /// is virtual).
+    pub(crate) fn set_own(&mut self, e: u32, param: u16, value: f32, frames: u32) {
+        let now = self.now;
+        let global = self.params.value(param, now);
+        let Some(t) = self.table.as_deref_mut() else {
+            return;
+        };
+        let (Some(x), Some(Some(mods))) = (t.records.get_mut(e as usize), t.mods.get(e as usize))
+        else {
+            return;
+        };
+        if x.own.set_param(mods, global, param, value, now, frames) {
+            x.own_changed = true;
+        }
+    }
+
+    /// Sets cell `e`'s pan if its play is not positioned (it has a cell
+    /// for its maps); returns whether it is not.
+    pub(crate) fn set_fixed_pan(&mut self, e: u32, pan: f32) -> bool {
+        let Some(x) = self
+            .table
+            .as_mut()
+            .and_then(|t| t.records.get_mut(e as usize))
+        else {
+            return false;
+        };
+        match &mut x.at.fixed_pan {
+            Some(p) => {
+                *p = pan;
+                x.heard.pan = pan;
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Sets cell `e`'s own pitch; the voice's pitch as heard.
     pub(crate) fn set_pitch(&mut self, e: u32, pitch: f32) -> Option<f32> {
         let x = self.table.as_mut()?.records.get_mut(e as usize)?;
@@ -227,7 +311,8 @@ impl Space {
             return Ahead::STILL;
         };
         let bands = band_power(x.heard.cutoff);
-        if x.at.velocity == [0.0; 3] && self.listener.velocity == [0.0; 3] {
+        let still = x.at.velocity == [0.0; 3] && self.listener.velocity == [0.0; 3];
+        if still || x.at.fixed_pan.is_some() {
             return Ahead([1.0; 3], 0.0, bands);
         }
         let now = x.heard.gain.max(LEAST_GAIN);
@@ -260,6 +345,9 @@ impl Space {
     /// read). `None` for a cell with no play.
     pub(crate) fn regain(&self, e: u32) -> Option<f32> {
         let x = self.record(e)?;
+        if x.at.fixed_pan.is_some() {
+            return Some(1.0);
+        }
         let d = length(sub(x.at.position, self.listener.position));
         let g =
             (x.at.spatial.gain(d) * x.heard.direct).max(LEAST_GAIN) / x.heard.gain.max(LEAST_GAIN);
@@ -289,16 +377,26 @@ impl Space {
         out_rate: u32,
         always: bool,
     ) {
-        let (listener, speed) = (self.listener, self.speed);
         self.settle(e, voice);
-        if !always && !self.moved(e) {
+        if !always && !self.moved(e) && !self.modulating(e) {
             return;
         }
-        let Some(x) = self.table.as_deref_mut().and_then(|t| fresh(t, e)) else {
+        let ear = Ear {
+            listener: self.listener,
+            speed: self.speed,
+            air: self.air,
+            params: &self.params,
+            now: self.now,
+        };
+        let Some(t) = self.table.as_deref_mut() else {
             return;
         };
+        let (Some(x), Some(m)) = (t.records.get_mut(e as usize), t.mods.get(e as usize)) else {
+            return;
+        };
+        fresh(&t.positions, x, e);
         let was = x.heard.gain;
-        x.heard = hear(&listener, &x.at, speed, self.air);
+        x.heard = ear.hear(x, m.as_deref());
         filters.head_for(e, x.heard.cutoff, out_rate, ramp == 0);
         let (_, pan, pitch) = x.applied();
         let (fade_to, gain) = (x.volume, x.heard.gain);
@@ -346,12 +444,11 @@ impl Space {
     }
 }
 
-/// The record at cell `e`, brought up to date with where the game last
+/// Record `x`, of cell `e`, brought up to date with where the game last
 /// put it (kept as it was while a writer is at the cell).
-fn fresh(t: &mut EmitterTable, e: u32) -> Option<&mut Emitter> {
-    let x = t.records.get_mut(e as usize)?;
-    if t.positions.seq(e) != x.seq {
-        if let Some(r) = t.positions.read(e) {
+fn fresh(positions: &Positions, x: &mut Emitter, e: u32) {
+    if positions.seq(e) != x.seq {
+        if let Some(r) = positions.read(e) {
             x.at.position = r.position;
             x.at.velocity = r.velocity;
             x.at.orientation = r.orientation;
@@ -359,7 +456,47 @@ fn fresh(t: &mut EmitterTable, e: u32) -> Option<&mut Emitter> {
             x.seq = r.seq;
         }
     }
-    Some(x)
+}
+
+/// What hearing a record takes: the listener, the air, the parameters and
+/// the frame (copied out of [`Space`], so the table can be borrowed
+/// apart).
+struct Ear<'a> {
+    listener: ValidListener,
+    speed: f32,
+    air: &'static AirTable,
+    params: &'a Params,
+    now: u64,
+}
+
+impl Ear<'_> {
+    /// What the listener hears of record `x` now: as `hear` says for a
+    /// positioned play, its own pan alone for one that has a cell only
+    /// for its maps; and its maps (`mods`) on top, folded in: their gain
+    /// into the direct gain, their pitch into the doppler factor, their
+    /// cutoff into the lowest. Marks `x` heard now.
+    fn hear(&self, x: &mut Emitter, mods: Option<&Mods>) -> Heard {
+        let mut h = match x.at.fixed_pan {
+            Some(pan) => Heard {
+                gain: 1.0,
+                direct: 1.0,
+                cutoff: OPEN_HZ,
+                pan,
+                doppler: 1.0,
+            },
+            None => hear(&self.listener, &x.at, self.speed, self.air),
+        };
+        if let Some(mods) = mods {
+            let m = evaluate(mods, &x.own, self.params, self.now);
+            h.gain *= m.gain;
+            h.direct *= m.gain;
+            h.doppler *= m.pitch;
+            h.cutoff = h.cutoff.min(m.cutoff);
+        }
+        x.heard_at = self.now;
+        x.own_changed = false;
+        h
+    }
 }
 
 impl Space {

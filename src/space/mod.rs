@@ -8,6 +8,7 @@ pub(crate) mod direct;
 pub(crate) mod mix;
 pub(crate) mod positions;
 
+use crate::protocol::modulation::Own;
 pub use crate::protocol::space::OPEN_HZ;
 use air::AirTable;
 pub use air::MAX_AIR_ABSORPTION;
@@ -161,6 +162,12 @@ pub(crate) struct Emitter {
     /// (a move during a fade cuts it at a block's end: see
     /// `Voice::respatialize`).
     pub(crate) fade_rest: u32,
+    /// The play's own parameter values (`set_play_param`), for its maps.
+    pub(crate) own: Own,
+    /// An own value changed since it was last heard.
+    pub(crate) own_changed: bool,
+    /// The frame it was last heard at (its maps evaluated).
+    pub(crate) heard_at: u64,
 }
 
 impl Emitter {
@@ -181,6 +188,7 @@ impl Emitter {
             orientation: [0.0, 0.0, -1.0],
             occlusion: ValidOcclusion::NONE,
             cell: NO_EMITTER,
+            fixed_pan: None,
         },
         volume: 0.0,
         pitch: 1.0,
@@ -193,6 +201,9 @@ impl Emitter {
         },
         seq: 0,
         fade_rest: 0,
+        own: Own::NONE,
+        own_changed: false,
+        heard_at: 0,
     };
 }
 

@@ -24,6 +24,7 @@ use std::sync::Arc;
 
 use ringbuf::HeapProd;
 
+use crate::protocol::modulation::Mods;
 use crate::protocol::space::{ValidOcclusion, Vec3};
 use crate::protocol::NO_EMITTER;
 use crate::space::Emitter;
@@ -35,6 +36,9 @@ use crate::space::Emitter;
 pub(crate) struct EmitterTable {
     pub(crate) positions: Arc<Positions>,
     pub(crate) records: Box<[Emitter]>,
+    /// Each cell's play's parameter maps, if it has any (an `Arc` the game
+    /// side keeps alive: replacing one here only decrements it).
+    pub(crate) mods: Box<[Option<Arc<Mods>>]>,
     /// Room for every cell: a give-back never fails.
     pub(crate) returns: HeapProd<u32>,
 }

@@ -157,7 +157,7 @@ impl Controller {
         id: u64,
         sound: &crate::Sound,
         source: &Arc<StreamSource>,
-        params: ValidParams,
+        (params, mods): (ValidParams, Option<Arc<crate::protocol::modulation::Mods>>),
     ) -> Result<usize, PlayError> {
         let slots = &mut game.streams;
         let Some(k) = slots.free_slot() else {
@@ -183,6 +183,7 @@ impl Controller {
                 slot: k as u16,
                 epoch,
             }),
+            mods,
         })?;
         game.streams.give_out(Request {
             slot: k,

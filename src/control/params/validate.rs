@@ -48,6 +48,7 @@ impl PlayParams {
                     orientation: crate::space::valid_direction("orientation", self.orientation)?,
                     occlusion: crate::protocol::space::ValidOcclusion::NONE,
                     cell: crate::protocol::NO_EMITTER,
+                    fixed_pan: None,
                 }),
                 None => None,
             },
