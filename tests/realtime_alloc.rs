@@ -78,8 +78,11 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
         // A loop of a few frames, read from its loop tile when looping.
         tone(2_000.0, 64, 48_000, 2),
     ];
+    // Parameters, mapped by cues to volume, pitch and a low-pass.
+    let speed = engine.create_param("speed", 0.0).unwrap();
+    let load = engine.create_param("load", 0.5).unwrap();
     // Cues: layered (some delayed), varied in pitch and level, each
-    // pick.
+    // pick; some with parameter maps.
     let cues = [
         voicepool::Cue::new(sounds.clone())
             .pick(voicepool::Pick::Shuffle)
@@ -91,6 +94,22 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
             .weights([1.0, 3.0])
             .layer(voicepool::Cue::new([sounds[3].clone()]).looping(true))
             .layer(voicepool::Cue::new(sounds.clone()).pick(voicepool::Pick::Sequence)),
+        voicepool::Cue::new([sounds[1].clone(), sounds[2].clone()])
+            .map(
+                speed,
+                voicepool::Target::Pitch,
+                voicepool::Curve::linear([(0.0, 0.5), (100.0, 2.0)]),
+            )
+            .map(
+                load,
+                voicepool::Target::LowPassHz,
+                voicepool::Curve::linear([(0.0, 300.0), (1.0, 12_000.0)]),
+            )
+            .layer(voicepool::Cue::new([sounds[0].clone()]).map(
+                speed,
+                voicepool::Target::VolumeDb,
+                voicepool::Curve::linear([(0.0, -20.0), (50.0, 0.0)]),
+            )),
     ];
     let mut handles = Vec::new();
     let mut buf = vec![0.0f32; 2 * 1024];
@@ -180,6 +199,16 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
                 Err(PlayError::QueueFull) => queue_full += 1,
                 Err(e) => panic!("{e}"),
             }
+        }
+        // Parameters glide, for every play and for one.
+        let _ = engine.set_param(
+            speed,
+            (i % 120) as f32,
+            Duration::from_millis(i as u64 % 40),
+        );
+        let _ = engine.set_param(load, (i % 7) as f32 / 6.0, Duration::ZERO);
+        if let Some(&h) = handles.last() {
+            let _ = engine.set_play_param(h, speed, 90.0, Duration::from_millis(25));
         }
         // The listener walks and turns; positioned voices move (a
         // command for an unpositioned or ended play does nothing).

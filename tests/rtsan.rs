@@ -65,6 +65,8 @@ fn offline_engine_churn_in_realtime_context() {
         let armed = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let mut handles = Vec::new();
         let mut paused = Vec::new();
+        // Parameters that cues map to pitch, volume and a low-pass.
+        let speed = e.create_param("speed", 10.0).unwrap();
         for i in 0..1_500usize {
             let s: Sound = if i % 10 == 0 {
                 // Only this binding holds it: dropped right after play.
@@ -139,6 +141,25 @@ fn offline_engine_churn_in_realtime_context() {
                 };
                 // Some as a layered cue: its commands reach each layer.
                 let play = match (i + j) % 4 {
+                    1 if j % 2 == 0 => e.play_cue(
+                        &voicepool::Cue::new([s.clone()])
+                            .map(
+                                speed,
+                                voicepool::Target::Pitch,
+                                voicepool::Curve::linear([(0.0, 0.5), (100.0, 2.0)]),
+                            )
+                            .map(
+                                speed,
+                                voicepool::Target::LowPassHz,
+                                voicepool::Curve::linear([(0.0, 400.0), (100.0, 9_000.0)]),
+                            )
+                            .layer(voicepool::Cue::new([s.clone()]).map(
+                                speed,
+                                voicepool::Target::VolumeDb,
+                                voicepool::Curve::linear([(0.0, -30.0), (100.0, 0.0)]),
+                            )),
+                        p,
+                    ),
                     3 => e.play_cue(
                         &voicepool::Cue::new([s.clone(), s.clone()])
                             .pitch_range(0.9..=1.1)
@@ -155,6 +176,15 @@ fn offline_engine_churn_in_realtime_context() {
                 }
             }
             drop(s);
+            // Parameters glide, for every play and for one.
+            let _ = e.set_param(
+                speed,
+                (i % 100) as f32,
+                Duration::from_millis(i as u64 % 30),
+            );
+            if let Some(&h) = handles.last() {
+                let _ = e.set_play_param(h, speed, 80.0, Duration::from_millis(20));
+            }
             let t = i as f32 * 0.02;
             let _ = e.set_listener(voicepool::Listener {
                 position: [t, 0.0, t.sin() * 5.0].into(),

@@ -53,10 +53,11 @@ impl Params {
             .map_or(0.0, |g| g.at(now))
     }
 
-    /// Whether a voice heard at frame `heard` (before `now`) may hear
-    /// something else now.
-    pub(crate) fn changed_since(&self, heard: u64, now: u64) -> bool {
-        self.changed_at >= heard || self.moving_until >= heard.min(now)
+    /// Whether a voice last heard as things were at frame `heard` may
+    /// hear something else now: a value changed since, or was still
+    /// moving then.
+    pub(crate) fn changed_since(&self, heard: u64) -> bool {
+        self.changed_at >= heard || self.moving_until > heard
     }
 }
 

@@ -147,7 +147,7 @@ impl Space {
         let (Some(x), Some(_)) = (self.record(e), self.mods_of(e)) else {
             return false;
         };
-        x.own_changed || x.own.moving(self.now) || self.params.changed_since(x.heard_at, self.now)
+        x.own_changed || x.own.moving(self.now) || self.params.changed_since(x.heard_at)
     }
 
     /// Positioned plays now.
@@ -386,7 +386,8 @@ impl Space {
             speed: self.speed,
             air: self.air,
             params: &self.params,
-            now: self.now,
+            // Where its maps will be at the block's end: the ramp heads there.
+            now: self.now + u64::from(ramp),
         };
         let Some(t) = self.table.as_deref_mut() else {
             return;
