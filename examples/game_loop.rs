@@ -8,9 +8,10 @@
 //! a low-pass that is fully open in play, a reverb bus the gunshots and
 //! explosions send to, a radio bus and a UI bus; a `guns` group (at most 4
 //! gunshots at once, the oldest gives way) and a `steps` group (at most 2,
-//! and never two within 50 ms). Halfway through, a pause menu muffles the
-//! world (its low-pass glides to 600 Hz), turns the music down and plays a
-//! UI click; closing it opens the world again. It prints what was limited
+//! and never two within 50 ms). Halfway through, a pause menu (a
+//! snapshot) muffles the world (its low-pass glides to 600 Hz), turns the
+//! music down and plays a UI click; closing it (stopping the snapshot)
+//! returns both to what the game set. It prints what was limited
 //! and stolen, naming each voice by its sound through `voice_info` (no map
 //! of its own), and how far the radio ducked the music.
 //!
@@ -30,7 +31,8 @@ use std::time::{Duration, Instant};
 
 use voicepool::{
     AudioEngine, BusSettings, Controller, Duck, Effect, EffectParam, Engine, EngineSettings, Event,
-    GroupHandle, GroupSettings, OfflineEngine, PlayParams, Sound, StealPolicy, VoiceHandle,
+    GroupHandle, GroupSettings, OfflineEngine, PlayParams, Snapshot, Sound, StealPolicy,
+    VoiceHandle,
 };
 
 /// Live device or, failing that, an offline engine rendered once a frame.
@@ -176,9 +178,15 @@ fn main() {
             min_interval: Duration::from_millis(50),
             ..Default::default()
         })?;
-        Ok((music_bus, sfx, ui, guns, steps, radio, hall))
+        // The pause menu, a mix state: the world muffled, the music down.
+        let menu = ctl.create_snapshot(
+            Snapshot::new()
+                .effect_param(sfx, 0, EffectParam::CutoffHz(600.0))
+                .bus_volume(music_bus, 0.3),
+        )?;
+        Ok((music_bus, sfx, ui, guns, steps, radio, hall, menu))
     };
-    let (music_bus, sfx, ui, guns, steps, radio, hall) = setup().unwrap_or_else(|e| {
+    let (music_bus, sfx, ui, guns, steps, radio, hall, menu) = setup().unwrap_or_else(|e| {
         eprintln!("game_loop: {e}");
         std::process::exit(1);
     });
@@ -254,17 +262,13 @@ fn main() {
         if frame == 210 {
             println!("frame {frame:4}: pause menu opens: the world muffled, music down, click");
             menu_open.store(true, Ordering::Relaxed);
-            let muffle = EffectParam::CutoffHz(600.0);
-            let _ = ctl.set_effect_param(sfx, 0, muffle, Duration::from_millis(300));
-            let _ = ctl.set_bus_volume(music_bus, 0.3, Duration::from_millis(300));
+            let _ = ctl.start_snapshot(menu, Duration::from_millis(300));
             play(&ctl, &click, PlayParams::default().bus(ui).priority(255));
         }
         if frame == 270 {
             println!("frame {frame:4}: pause menu closes: the world opens again");
             menu_open.store(false, Ordering::Relaxed);
-            let open = EffectParam::CutoffHz(f32::MAX);
-            let _ = ctl.set_effect_param(sfx, 0, open, Duration::from_millis(300));
-            let _ = ctl.set_bus_volume(music_bus, 1.0, Duration::from_millis(300));
+            let _ = ctl.stop_snapshot(menu, Duration::from_millis(300));
             play(&ctl, &click, PlayParams::default().bus(ui).priority(255));
         }
         output.tick(frame_time);

@@ -341,3 +341,47 @@ impl EngineId {
         self.0
     }
 }
+
+/// Names a snapshot made by `create_snapshot`. `Copy`; it carries the id
+/// of the engine that made it: one of another engine is
+/// [`crate::PlayError::ForeignHandle`] wherever it is given.
+///
+/// ```
+/// use voicepool::{EngineSettings, OfflineEngine, Snapshot};
+/// let engine = OfflineEngine::new(EngineSettings::default())?;
+/// let quiet = engine.create_snapshot(Snapshot::new().bus_volume(engine.master_bus(), 0.5))?;
+/// assert_eq!(quiet.index(), 0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SnapshotHandle {
+    engine: u32,
+    index: u16,
+}
+
+impl SnapshotHandle {
+    pub(crate) fn new(engine: EngineId, index: u16) -> SnapshotHandle {
+        SnapshotHandle {
+            engine: engine.0,
+            index,
+        }
+    }
+
+    /// Its index among the engine's snapshots, from 0 in the order they
+    /// were made.
+    ///
+    /// ```
+    /// # use voicepool::{EngineSettings, OfflineEngine, Snapshot};
+    /// # let engine = OfflineEngine::new(EngineSettings::default())?;
+    /// engine.create_snapshot(Snapshot::new())?;
+    /// assert_eq!(engine.create_snapshot(Snapshot::new())?.index(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn index(self) -> u16 {
+        self.index
+    }
+
+    pub(crate) fn index_in(self, engine: EngineId) -> Option<u16> {
+        (self.engine == engine.0).then_some(self.index)
+    }
+}

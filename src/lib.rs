@@ -113,6 +113,7 @@ mod prefault;
 mod protocol;
 mod render;
 mod simd;
+mod snapshot;
 #[doc(hidden)]
 pub mod sound;
 #[doc(hidden)]
@@ -152,6 +153,7 @@ pub use param::{Curve, ParamHandle, Target};
 pub use protocol::device_name::DeviceName;
 pub use protocol::stats::{BusMeter, SlotView, Stats};
 pub use protocol::{EffectFault, Event, StealPolicy, StreamErrorKind, TimedEvent};
+pub use snapshot::{Snapshot, SnapshotHandle};
 pub use sound::Sound;
 pub use space::{Cone, DistanceModel, Listener, Occlusion, Spatial};
 

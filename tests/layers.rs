@@ -35,6 +35,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "bus/mod.rs",
             "cue/mod.rs",
             "param/mod.rs",
+            "snapshot/mod.rs",
         ],
     ),
     (
@@ -62,6 +63,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "cue/pick.rs",
             "cue/plays.rs",
             "param/control.rs",
+            "snapshot/control.rs",
         ],
     ),
     ("output", &["output/"]),

@@ -68,6 +68,25 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
     let buses = [engine.create_bus().unwrap(), engine.create_bus().unwrap()];
     // Effects, a duck, a nested bus; sends; one more bus made mid-run.
     let [hall, world, vehicles] = support::shaped_buses::shaped_buses(&engine, buses[0]);
+    // Two snapshots over the same values, started and stopped in turn
+    // (volumes gliding in dB, a cutoff and a reverb's wet).
+    let snapshots = [
+        engine
+            .create_snapshot(
+                voicepool::Snapshot::new()
+                    .bus_volume(buses[0], 0.2)
+                    .effect_param(world, 0, voicepool::EffectParam::CutoffHz(400.0))
+                    .effect_param(hall, 0, voicepool::EffectParam::Wet(0.9)),
+            )
+            .unwrap(),
+        engine
+            .create_snapshot(
+                voicepool::Snapshot::new()
+                    .bus_volume(buses[0], 0.6)
+                    .bus_volume(engine.master_bus(), 0.7),
+            )
+            .unwrap(),
+    ];
     let mut late = None;
     let mut chain = None;
     let armed = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -287,6 +306,14 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
         if i >= 2000 && chain.is_none() {
             chain = support::shaped_buses::late_chain(&engine, 6, &armed);
         }
+        // Snapshots blending in and out, over each other.
+        let snapshot = snapshots[i / 7 % 2];
+        let fade = Duration::from_millis(i as u64 % 50);
+        let _ = match i % 7 {
+            1 => engine.start_snapshot(snapshot, fade),
+            4 => engine.stop_snapshot(snapshot, fade),
+            _ => Ok(()),
+        };
         // Buses fading, pausing (mid-fade too) and resuming; the master too.
         let bus = buses[i % 2];
         match i % 11 {

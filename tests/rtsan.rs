@@ -60,6 +60,16 @@ fn offline_engine_churn_in_realtime_context() {
         let buses = [e.create_bus().unwrap(), e.create_bus().unwrap()];
         // Effects, a duck, a nested bus; sends; one more bus made mid-run.
         let [hall, world, vehicles] = support::shaped_buses::shaped_buses(&e, buses[0]);
+        // A snapshot over a volume (in dB), a cutoff and a reverb's wet.
+        let menu = e
+            .create_snapshot(
+                voicepool::Snapshot::new()
+                    .bus_volume(buses[0], 0.2)
+                    .bus_volume(e.master_bus(), 0.7)
+                    .effect_param(world, 0, voicepool::EffectParam::CutoffHz(400.0))
+                    .effect_param(hall, 0, voicepool::EffectParam::Wet(0.9)),
+            )
+            .unwrap();
         let mut late = None;
         let mut chain = None;
         let armed = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -263,6 +273,11 @@ fn offline_engine_churn_in_realtime_context() {
             if i >= 400 && chain.is_none() {
                 chain = support::shaped_buses::late_chain(&e, 6, &armed);
             }
+            let _ = match i % 17 {
+                2 => e.start_snapshot(menu, Duration::from_millis(i as u64 % 40)),
+                11 => e.stop_snapshot(menu, Duration::from_millis(25)),
+                _ => Ok(()),
+            };
             match i % 9 {
                 0 => drop(e.pause_bus(buses[i % 2])),
                 2 => drop(e.resume_bus(buses[i % 2])),

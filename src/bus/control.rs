@@ -5,6 +5,7 @@
 //! are built here too (their memory allocated on the game side) and moved
 //! to the audio side in one command.
 
+use crate::snapshot::control::Key;
 use std::time::Duration;
 
 use crate::bus::effects;
@@ -35,7 +36,7 @@ impl EffectKind {
         }
     }
 
-    fn takes(self, param: &EffectParam) -> bool {
+    pub(crate) fn takes(self, param: &EffectParam) -> bool {
         matches!(
             (self, param),
             (EffectKind::Custom, _)
@@ -155,6 +156,7 @@ impl Controller {
             }
         }
         let kinds: Vec<EffectKind> = effects.iter().map(EffectKind::of).collect();
+        let made_with = crate::snapshot::control::made_with(index, volume, &effects, rate);
         let plain = kinds.is_empty() && duck.is_none() && output == MASTER_BUS && volume == 1.0;
         if !plain {
             let setup = BusSetup {
@@ -177,6 +179,9 @@ impl Controller {
             self.send(Command::SetupBus(Box::new(setup)))?;
         }
         game.buses_made += 1;
+        for (key, value) in made_with {
+            game.mix.game_sets(key, value);
+        }
         game.bus_effects.push(kinds);
         game.bus_outputs.push(output);
         Ok(BusHandle::new(engine, index))
@@ -223,7 +228,16 @@ impl Controller {
                 reason: "not one this effect takes",
             });
         }
-        self.send_param(b, index, ParamChange::Builtin(param), glide)
+        let mut game = self.game()?;
+        if kind != EffectKind::Custom {
+            let (key, value) = Key::of_param(b, index, param);
+            if !game.mix.game_sets(key, value) {
+                return Ok(()); // a snapshot holds it: it comes back to this
+            }
+        }
+        let sent = self.send_param(b, index, ParamChange::Builtin(param), glide);
+        drop(game);
+        sent
     }
 
     /// The bus's index and what kind of effect is at `index` on it.
@@ -345,15 +359,19 @@ impl Controller {
         } else {
             valid_volume(volume)?
         };
-        let _game = self.game()?;
+        let mut game = self.game()?;
         let Some(bus) = bus.index_in(self.shared.engine) else {
             return Ok(());
         };
+        if !game.mix.game_sets(Key::Volume(bus), volume) {
+            return Ok(()); // a snapshot holds it: it comes back to this
+        }
         let frames = fade_frames(fade, self.shared.rate);
         self.send(Command::SetBusVolume {
             bus,
             volume,
             frames,
+            in_db: false,
         })
     }
 

@@ -16,6 +16,18 @@ macro_rules! controller_calls {
             fn play(sound: &$crate::Sound, params: $crate::PlayParams) -> Result<$crate::VoiceHandle, $crate::PlayError>;
             /// Plays a cue: its variation picked and varied, its layers with it, under one handle.
             fn play_cue(cue: &$crate::Cue, params: $crate::PlayParams) -> Result<$crate::VoiceHandle, $crate::PlayError>;
+            /// Makes a parameter (a game value cues map to volume, pitch or a low-pass).
+            fn create_param(name: &str, value: f32) -> Result<$crate::ParamHandle, $crate::PlayError>;
+            /// Sets a parameter for every play mapping it, gliding over `glide`.
+            fn set_param(param: $crate::ParamHandle, value: f32, glide: std::time::Duration) -> Result<(), $crate::PlayError>;
+            /// Sets a parameter for one play alone, gliding over `glide`.
+            fn set_play_param(voice: $crate::VoiceHandle, param: $crate::ParamHandle, value: f32, glide: std::time::Duration) -> Result<(), $crate::PlayError>;
+            /// Makes a snapshot: a mix state of bus volumes and effect parameters.
+            fn create_snapshot(snapshot: $crate::Snapshot) -> Result<$crate::SnapshotHandle, $crate::PlayError>;
+            /// Blends the mix into a snapshot over `fade`.
+            fn start_snapshot(snapshot: $crate::SnapshotHandle, fade: std::time::Duration) -> Result<(), $crate::PlayError>;
+            /// Blends the mix out of a snapshot over `fade`.
+            fn stop_snapshot(snapshot: $crate::SnapshotHandle, fade: std::time::Duration) -> Result<(), $crate::PlayError>;
             /// Frames the audio side has rendered: the clock `PlayParams::start_at` counts on.
             fn clock() -> u64;
             /// Stops a voice with the engine's stop fade.

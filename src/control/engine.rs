@@ -184,6 +184,7 @@ impl Engine {
                 cues: crate::cue::plays::CuePlays::default(),
                 mods_in_flight: Vec::new(),
                 params: Vec::new(),
+                mix: crate::snapshot::control::MixState::with_master(settings.master_gain),
             }),
         });
         Ok((

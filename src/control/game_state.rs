@@ -60,6 +60,8 @@ pub(crate) struct GameState {
     pub(crate) mods_in_flight: Vec<Arc<Mods>>,
     /// The parameters made, by index: their names.
     pub(crate) params: Vec<String>,
+    /// The mix as the game set it, and the snapshots over it.
+    pub(crate) mix: crate::snapshot::control::MixState,
 }
 
 impl GameState {

@@ -154,8 +154,9 @@ impl Mixer {
                     bus,
                     volume,
                     frames,
+                    in_db,
                 } => {
-                    self.buses.set_volume(bus, volume, frames);
+                    self.buses.set_volume(bus, volume, frames, in_db);
                     // Its voices' audibility changes with it (stealing
                     // counts a bus's volume as it will be after the fade):
                     // one pass over the pool after the drain, however many

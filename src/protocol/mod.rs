@@ -206,6 +206,9 @@ pub(crate) enum Command {
         bus: u16,
         volume: f32,
         frames: u32,
+        /// Glide linearly in dB (a snapshot's blend) rather than in gain
+        /// (where neither end is silent).
+        in_db: bool,
     },
     PauseBus {
         bus: u16,

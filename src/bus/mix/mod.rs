@@ -31,12 +31,34 @@ use crate::render::limiter::interleave_limited;
 use crate::render::ramp::Ramp;
 use graph::DuckState;
 
+/// A glide from `from` to `to` (gains, both above 0) linear in dB over
+/// `frames`, `done` of them gone.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct DbGlide {
+    from: f32,
+    to: f32,
+    frames: u32,
+    done: u32,
+}
+
+impl DbGlide {
+    /// The gain `done` frames in: `from * (to / from)^(done / frames)`.
+    fn at(&self, done: u32) -> f32 {
+        let t = (done.min(self.frames) as f32) / self.frames.max(1) as f32;
+        let db = 20.0 * (self.from.log10() + t * (self.to / self.from).log10());
+        crate::protocol::modulation::db_to_gain(db)
+    }
+}
+
 /// Frames per channel of each bus buffer; longer blocks render in pieces.
 pub(crate) const BUS_FRAMES: usize = 1024;
 
 /// One bus: its gains, where it feeds, its effects and its duck.
 struct Bus {
     volume: Ramp,
+    /// A volume glide linear in dB, followed a chunk at a time (each
+    /// chunk's ramp heads for where the glide is at the chunk's end).
+    db_glide: Option<DbGlide>,
     /// 1 playing, 0 paused; ramps between them over the pause fade.
     pause: Ramp,
     paused: bool,
@@ -96,6 +118,8 @@ pub(crate) struct Buses {
     pause_fade: u32,
     /// Some bus's volume changed since [`Buses::clear_volume_changes`].
     any_volume_changed: bool,
+    /// Some bus's volume glides in dB.
+    db_gliding: bool,
     /// Some bus's volume or pause ramp may still be running (false: every
     /// ramp is steady, and moving them on would change nothing).
     ramping: bool,
@@ -143,6 +167,7 @@ impl Buses {
         let mut all: Vec<Bus> = (0..count)
             .map(|_| Bus {
                 volume: Ramp::steady(1.0),
+                db_glide: None,
                 pause: Ramp::steady(1.0),
                 paused: false,
                 volume_changed: false,
@@ -164,6 +189,7 @@ impl Buses {
             chunk: 0,
             pause_fade,
             any_volume_changed: false,
+            db_gliding: false,
             ramping: false,
             any_paused: false,
             any_used: false,
@@ -211,8 +237,18 @@ impl Buses {
     }
 
     /// Bus `b`'s volume heads for `volume` over `frames`.
-    pub(crate) fn set_volume(&mut self, b: u16, volume: f32, frames: u32) {
+    pub(crate) fn set_volume(&mut self, b: u16, volume: f32, frames: u32, in_db: bool) {
         if let Some(bus) = self.buses.get_mut(usize::from(b)) {
+            let from = bus.volume.value;
+            bus.db_glide = (in_db && frames > 0 && from > 0.0 && volume > 0.0).then_some(DbGlide {
+                from,
+                to: volume,
+                frames,
+                done: 0,
+            });
+            self.db_gliding |= bus.db_glide.is_some();
+            // (A glide in dB heads for its first chunk's end at the next
+            // chunk; stealing ranks by where it ends, as for any fade.)
             bus.volume.to(volume, frames);
             bus.volume_changed = true;
             self.any_volume_changed = true;
@@ -300,6 +336,9 @@ impl Buses {
 
     pub(crate) fn begin_chunk(&mut self, n: usize) {
         self.chunk = n.min(BUS_FRAMES);
+        if self.db_gliding {
+            self.follow_db_glides();
+        }
         self.used.fill(false);
         self.any_used = false;
         self.target(MASTER_BUS);
@@ -311,6 +350,29 @@ impl Buses {
                 }
             }
         }
+    }
+
+    /// Each bus gliding in dB heads, over this chunk, for where its glide
+    /// will be at the chunk's end.
+    fn follow_db_glides(&mut self) {
+        let n = self.chunk as u32;
+        let mut any = false;
+        for bus in self.buses.iter_mut() {
+            let Some(g) = bus.db_glide.as_mut() else {
+                continue;
+            };
+            g.done = g.done.saturating_add(n).min(g.frames);
+            if g.done >= g.frames {
+                bus.volume.to(g.to, n);
+                bus.db_glide = None;
+            } else {
+                let at = g.at(g.done);
+                bus.volume.to(at, n);
+                any = true;
+            }
+        }
+        self.db_gliding = any;
+        self.ramping = true;
     }
 
     /// Output frames the voices on bus `b` have been held (not moved on)
