@@ -38,7 +38,11 @@ fn a_layered_play_is_one_play_with_one_started_and_one_ended() {
         .layer(Cue::new([level(0.1, 960)]).delay(Duration::from_millis(50)));
     let h = e.play_cue(&cue, PlayParams::default()).expect("play");
     assert!(e.is_playing(h));
-    e.render(2_400);
+    e.render(480);
+    // The pool's slots name the play, not its layers.
+    let named: Vec<_> = e.slots().iter().filter_map(|s| s.voice).collect();
+    assert_eq!(named, [h, h, h], "{named:?}");
+    e.render(1_920);
     assert!(e.is_playing(h), "two layers are over, one is not");
     assert_eq!(events(&mut e), [Event::Started { voice: h }]);
     e.render(4_800);

@@ -170,7 +170,18 @@ impl Controller {
     /// ```
     pub fn slots(&self) -> Vec<SlotView> {
         let shared = &self.shared;
-        shared.counters.slots(shared.engine)
+        self.named_by_play(shared.counters.slots(shared.engine))
+    }
+
+    /// `slots` with a layered cue's voices named by their play's handle.
+    fn named_by_play(&self, mut slots: Vec<SlotView>) -> Vec<SlotView> {
+        let game = self.lock();
+        if !game.cues.is_empty() {
+            for s in &mut slots {
+                s.voice = s.voice.map(|v| game.cues.play_of(v, self.shared.engine));
+            }
+        }
+        slots
     }
 
     /// The virtual voices (see [`crate::PlayParams::virtualize`]), as of the last
@@ -194,6 +205,6 @@ impl Controller {
     /// ```
     pub fn virtual_slots(&self) -> Vec<SlotView> {
         let shared = &self.shared;
-        shared.counters.virtual_slots(shared.engine)
+        self.named_by_play(shared.counters.virtual_slots(shared.engine))
     }
 }

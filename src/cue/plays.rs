@@ -81,6 +81,20 @@ impl CuePlays {
         self.plays.get(&id)
     }
 
+    /// The handle of the play voice `v` is a layer of (`v` if none).
+    pub(crate) fn play_of(&self, v: VoiceHandle, engine: EngineId) -> VoiceHandle {
+        let play = v
+            .id_in(engine)
+            .and_then(|id| self.owner.get(&id))
+            .and_then(|p| self.plays.get(p));
+        match play {
+            Some(play) => {
+                VoiceHandle::layered(engine, layer_ids(play.wire).start, play.layers.len())
+            }
+            None => v,
+        }
+    }
+
     /// `event` as the game is to see it. A play's last terminal event
     /// also lets its cells go.
     pub(crate) fn map(&mut self, event: Event, engine: EngineId, space: &mut GameSpace) -> Mapped {
@@ -95,14 +109,7 @@ impl CuePlays {
         if victim.is_none() && by.is_none() {
             return Mapped::Plain(event);
         }
-        let plays = &self.plays;
-        let rename = |v: VoiceHandle| match play_of(&self.owner, v).and_then(|p| plays.get(&p)) {
-            Some(play) => {
-                VoiceHandle::layered(engine, layer_ids(play.wire).start, play.layers.len())
-            }
-            None => v,
-        };
-        let renamed = event.map_voices(rename);
+        let renamed = event.map_voices(|v| self.play_of(v, engine));
         let Some((play_id, layer)) = victim.zip(event.voice().and_then(|v| v.id_in(engine))) else {
             return Mapped::Renamed(renamed);
         };
