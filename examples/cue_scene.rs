@@ -3,11 +3,14 @@
 //! pitch and level), a layered gunshot (a body, a mechanism click and a
 //! tail after it), and a car whose engine follows its speed (a parameter
 //! mapped to pitch, level and a low-pass) as it speeds up, cruises and
-//! brakes, into a pool of 12 voices.
+//! brakes, into a pool of 12 voices; from 6.5 s to 8.5 s the player is
+//! underwater (a snapshot: the world bus low-passed to 500 Hz and turned
+//! down, blended in over 0.4 s and out over 0.8 s).
 //!
 //! It renders `out/cue_scene.wav` and draws `out/cue_scene.svg`: the speed
-//! parameter and the mix's level over time, each footstep marked with the
-//! take it played, each gunshot. The same seed renders the same file.
+//! parameter, the underwater snapshot's cutoff and the mix's level over
+//! time, each footstep marked with the take it played, each gunshot. The
+//! same seed renders the same file.
 //!
 //! ```sh
 //! cargo run --release --example cue_scene
@@ -17,7 +20,8 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use voicepool::{
-    Cue, Curve, EngineSettings, Event, OfflineEngine, Pick, PlayParams, Sound, Target,
+    BusSettings, Cue, Curve, Effect, EffectParam, EngineSettings, Event, OfflineEngine, Pick,
+    PlayParams, Snapshot, Sound, Target,
 };
 
 const RATE: u32 = 48_000;
@@ -89,6 +93,24 @@ fn hum() -> Sound {
         .with_name("engine")
 }
 
+/// When the player dives and comes up, in seconds, and the fades.
+const DIVE: (f32, f32) = (6.5, 8.5);
+const FADES: (f32, f32) = (0.4, 0.8);
+/// The world bus's cutoff, open and underwater.
+const CUTOFFS: (f32, f32) = (20_000.0, 500.0);
+
+/// The world's cutoff at `t`: the snapshot's blend, in log frequency.
+fn cutoff_at(t: f32) -> f32 {
+    let under = if t < DIVE.0 {
+        0.0
+    } else if t < DIVE.1 {
+        ((t - DIVE.0) / FADES.0).min(1.0)
+    } else {
+        1.0 - ((t - DIVE.1) / FADES.1).min(1.0)
+    };
+    CUTOFFS.0 * (CUTOFFS.1 / CUTOFFS.0).powf(under)
+}
+
 /// The car's speed at `t` seconds: 0 to 100 over 5 s, cruising, braking
 /// to 10 from 9 s.
 fn speed_at(t: f32) -> f32 {
@@ -107,6 +129,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     })?;
 
     // What the sound designer made.
+    let world = engine.create_bus_with(BusSettings {
+        effects: vec![Effect::LowPass {
+            cutoff_hz: CUTOFFS.0,
+        }],
+        ..Default::default()
+    })?;
+    let underwater = engine.create_snapshot(
+        Snapshot::new()
+            .effect_param(world, 0, EffectParam::CutoffHz(CUTOFFS.1))
+            .bus_volume(world, 0.6),
+    )?;
     let speed = engine.create_param("speed", 0.0)?;
     let grass = Cue::new((1..=6).map(|k| step(k, 0.15, 90.0, 25.0)))
         .pick(Pick::Shuffle)
@@ -142,8 +175,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
 
     // The game.
-    engine.play_cue(&car, PlayParams::default().pan(0.3).volume(0.8))?;
+    let on = |p: PlayParams| p.bus(world);
+    engine.play_cue(&car, on(PlayParams::default().pan(0.3).volume(0.8)))?;
     let (mut out, mut levels, mut speeds) = (Vec::new(), Vec::new(), Vec::new());
+    let mut cutoffs = Vec::new();
     let mut marks: Vec<(usize, String)> = Vec::new();
     let blocks = SECONDS * RATE as usize / BLOCK;
     for b in 0..blocks {
@@ -152,17 +187,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if b % 45 == 0 {
             let surface = if t < 5.0 { &grass } else { &stone };
             let pan = if (b / 45) % 2 == 0 { -0.2 } else { 0.2 };
-            let h = engine.play_cue(surface, PlayParams::default().pan(pan))?;
+            let h = engine.play_cue(surface, on(PlayParams::default().pan(pan)))?;
             let take = engine.voice_info(h).map(|i| i.sound_name.to_string());
             marks.push((b, take.unwrap_or_default()));
         }
         if [300, 520, 700].contains(&b) {
-            engine.play_cue(&gunshot, PlayParams::default().pan(-0.5))?;
+            engine.play_cue(&gunshot, on(PlayParams::default().pan(-0.5)))?;
             marks.push((b, "gunshot".into()));
         }
         if b % 5 == 0 {
             engine.set_param(speed, speed_at(t + 0.05), Duration::from_millis(50))?;
         }
+        let at = |s: f32| b == (s * RATE as f32) as usize / BLOCK;
+        if at(DIVE.0) {
+            engine.start_snapshot(underwater, Duration::from_secs_f32(FADES.0))?;
+            marks.push((b, "dive".into()));
+        }
+        if at(DIVE.1) {
+            engine.stop_snapshot(underwater, Duration::from_secs_f32(FADES.1))?;
+            marks.push((b, "surface".into()));
+        }
+        cutoffs.push(cutoff_at(t));
         let block = engine.render(BLOCK);
         let peak = block.iter().fold(0.0f32, |m, &s| m.max(s.abs()));
         levels.push(peak);
@@ -178,14 +223,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     std::fs::create_dir_all("out")?;
     write_wav("out/cue_scene.wav", &out)?;
-    std::fs::write("out/cue_scene.svg", draw(&levels, &speeds, &marks))?;
+    std::fs::write(
+        "out/cue_scene.svg",
+        draw(&levels, (&speeds, &cutoffs), &marks),
+    )?;
     let steps: Vec<&str> = marks
         .iter()
         .map(|(_, s)| s.as_str())
         .filter(|s| s.starts_with("step"))
         .collect();
     println!(
-        "{} steps ({}), 3 gunshots of 3 layers, a car following its speed; {ended} plays over, {steals} stolen",
+        "{} steps ({}), 3 gunshots of 3 layers, a car following its speed, a dive; {ended} plays over, {steals} stolen",
         steps.len(),
         steps.join(", ")
     );
@@ -208,9 +256,10 @@ fn write_wav(path: &str, out: &[f32]) -> Result<(), Box<dyn std::error::Error>> 
     Ok(())
 }
 
-/// The speed parameter (0 to 100) and the mix's peak per block (in dB,
+/// The speed parameter (0 to 100), the underwater snapshot's cutoff (on
+/// a log scale, 100 Hz to 20 kHz) and the mix's peak per block (in dB,
 /// -60 to 0) over time; each cue play marked with what it played.
-fn draw(levels: &[f32], speeds: &[f32], marks: &[(usize, String)]) -> String {
+fn draw(levels: &[f32], (speeds, cutoffs): (&[f32], &[f32]), marks: &[(usize, String)]) -> String {
     let (w, h, left) = (1_100.0f32, 360.0f32, 50.0f32);
     let n = levels.len() as f32;
     let x = |b: usize| left + (w - left - 10.0) * b as f32 / n;
@@ -245,13 +294,21 @@ fn draw(levels: &[f32], speeds: &[f32], marks: &[(usize, String)]) -> String {
         .enumerate()
         .map(|(b, &v)| format!("{:.1},{:.1} ", x(b), 290.0 - 270.0 * v / 100.0))
         .collect();
+    let cutoff: String = cutoffs
+        .iter()
+        .enumerate()
+        .map(|(b, &c)| {
+            let octaves = (c / 100.0).log2() / (20_000.0f32 / 100.0).log2();
+            format!("{:.1},{:.1} ", x(b), 290.0 - 270.0 * octaves)
+        })
+        .collect();
     let _ = writeln!(
         s,
-        r##"<polyline points="{level}" fill="none" stroke="#2c3e50" stroke-width="1"/><polyline points="{speed}" fill="none" stroke="#27ae60" stroke-width="2"/>"##
+        r##"<polyline points="{level}" fill="none" stroke="#2c3e50" stroke-width="1"/><polyline points="{speed}" fill="none" stroke="#27ae60" stroke-width="2"/><polyline points="{cutoff}" fill="none" stroke="#2980b9" stroke-width="2"/>"##
     );
     let _ = writeln!(
         s,
-        r##"<text x="{left}" y="14">green: the speed parameter (0 to 100); dark: the mix's peak per 10 ms (-60 to 0 dB); marks: each footstep's take, each gunshot</text>"##
+        r##"<text x="{left}" y="14">green: the speed parameter (0 to 100); blue: the world's cutoff under the underwater snapshot (100 Hz to 20 kHz, log); dark: the mix's peak per 10 ms (-60 to 0 dB); marks: each footstep's take, each gunshot, the dive</text>"##
     );
     s.push_str("</svg>\n");
     s
