@@ -19,7 +19,7 @@ pub use crate::control::settings::{
     AUDIBLE_WINDOW_DB, MAX_BUSES, MAX_GROUPS, MAX_STREAMS, MAX_VIRTUAL_VOICES, MAX_VOICES,
     OUTPUT_RATE_RANGE, STREAM_BUFFER_RANGE,
 };
-pub use crate::cue::{MAX_CUE_DB, MAX_CUE_VOICES, MIN_CUE_DB};
+pub use crate::cue::{MAX_CUE_DB, MAX_CUE_DELAY, MAX_CUE_VOICES, MIN_CUE_DB};
 pub use crate::error::{MAX_FRAMES, SAMPLE_RATE_RANGE, SUPPORTED_FORMATS};
 pub use crate::output::cpal::{MAX_BLOCK_FRAMES, MIN_BLOCK_FRAMES};
 pub use crate::output::offline::{MAX_RENDER_FRAMES, MAX_WAV_FRAMES, WAV_BLOCK_FRAMES};

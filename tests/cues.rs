@@ -94,9 +94,11 @@ fn every_handle_call_reaches_every_layer() {
     ];
     for &(what, call, want) in cases {
         let mut e = engine(8);
-        // Two layers of different levels: a call reaching only one of
-        // them would leave the sum off.
-        let cue = Cue::new([level(0.1, 48_000)]).layer(Cue::new([level(0.3, 48_000)]));
+        // Two layers of different levels, one drawn 6 dB down: a call
+        // reaching only one of them, or losing the drawn level, would
+        // leave the sum off.
+        let cue = Cue::new([level(0.1, 48_000)])
+            .layer(Cue::new([level(0.3, 48_000)]).volume_range_db(-6.0..=-6.0));
         let h = e.play_cue(&cue, PlayParams::default()).expect("play");
         let before = channel(e.render(480), 0)[479];
         call(&e, h);
@@ -369,4 +371,84 @@ fn a_full_queue_refuses_the_whole_play() {
     e.render(480);
     assert_eq!(e.stats().started, 2);
     assert!(e.play_cue(&three, PlayParams::default()).is_ok());
+}
+
+#[test]
+fn set_pitch_multiplies_a_cues_drawn_pitch() {
+    // A second of sound at pitch 2 (drawn) ends after half a second, and
+    // still at 2 after set_pitch(1): 2 x 1.
+    let mut e = engine(4);
+    let cue = Cue::new([level(0.2, 48_000)]).pitch_range(2.0..=2.0);
+    let h = e.play_cue(&cue, PlayParams::default()).expect("play");
+    e.render(480);
+    e.set_pitch(h, 1.0).expect("pitch");
+    e.render(24_000);
+    assert!(!e.is_playing(h), "it ran at pitch 1");
+}
+
+#[test]
+fn short_layers_give_their_cells_back_while_the_play_goes_on() {
+    // 16 voices, a queue of 16: 33 cells. Each play: a long body and 7
+    // layers of 48 frames, positioned. Once the short layers are over,
+    // only the body (the first layer's cell) holds a cell.
+    let mut e = OfflineEngine::new(EngineSettings {
+        voices: 16,
+        virtual_voices: 0,
+        command_capacity: 16,
+        ..EngineSettings::default()
+    })
+    .expect("engine");
+    let short = Cue::new([level(0.1, 48)]);
+    let cue = (0..7).fold(Cue::new([level(0.1, 480_000)]), |c, _| {
+        c.layer(short.clone())
+    });
+    let mut plays = Vec::new();
+    for _ in 0..12 {
+        let h = e.play_cue(&cue, PlayParams::default().position([1.0, 0.0, 0.0]));
+        plays.push(h.expect("room: the short layers' cells came back"));
+        e.render(480);
+    }
+    // Every body still moves with its play.
+    for &h in &plays {
+        e.set_position(h, [30.0, 0.0, 0.0], [0.0; 3]).expect("move");
+    }
+    e.render(4_800);
+    let right = channel(e.render(480), 1)[479];
+    assert!(
+        right < 12.0 * 0.1 * 0.05,
+        "{right}: not every body moved away"
+    );
+}
+
+#[test]
+fn a_groups_retrigger_interval_applies_to_the_play_not_its_layers() {
+    let mut e = engine(8);
+    let steps = e
+        .create_group(voicepool::GroupSettings {
+            max_voices: 8,
+            min_interval: Duration::from_millis(50),
+            ..Default::default()
+        })
+        .expect("group");
+    let cue = Cue::new([level(0.1, 48_000)]).layer(Cue::new([level(0.2, 48_000)]));
+    let first = e
+        .play_cue(&cue, PlayParams::default().group(steps))
+        .expect("first");
+    e.render(480);
+    let both = channel(e.render(480), 0)[479];
+    let early = e
+        .play_cue(&cue, PlayParams::default().group(steps))
+        .expect("early");
+    e.render(480);
+    let events: Vec<Event> = e.drain_events().collect();
+    assert_eq!(
+        events,
+        [
+            Event::Started { voice: first },
+            Event::Rejected { voice: early }
+        ],
+        "both layers of the first sound; the early play is refused whole"
+    );
+    assert_eq!(e.stats().started, 2);
+    assert!((channel(e.render(480), 0)[479] - both).abs() < 1e-6);
 }

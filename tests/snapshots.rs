@@ -282,3 +282,66 @@ fn a_full_queue_refuses_a_start_and_keeps_the_mix_as_it_was() {
     e.stop_snapshot(s, Duration::ZERO).expect("nothing");
     assert!(e.start_snapshot(s, Duration::ZERO).is_ok());
 }
+
+#[test]
+fn an_effect_handles_change_while_a_snapshot_holds_it_comes_back_on_stop() {
+    let tone = sine(2_000.0, 2.0, RATE, 0.5);
+    let run = |via_snapshot: bool| {
+        let mut e = OfflineEngine::new(EngineSettings::default()).expect("engine");
+        let world = e
+            .create_bus_with(BusSettings {
+                effects: vec![Effect::LowPass {
+                    cutoff_hz: 20_000.0,
+                }],
+                ..Default::default()
+            })
+            .expect("bus");
+        e.play(&tone, PlayParams::default().bus(world).looping(true))
+            .expect("play");
+        let s = e
+            .create_snapshot(Snapshot::new().effect_param(world, 0, EffectParam::CutoffHz(300.0)))
+            .expect("snapshot");
+        if via_snapshot {
+            e.start_snapshot(s, Duration::ZERO).expect("start");
+        }
+        e.render(4_800);
+        let held = rms(&channel(e.render(4_800), 0));
+        // The game sets 1 kHz through the typed handle.
+        e.filter(world, 0)
+            .expect("a filter")
+            .set_cutoff(1_000.0, Duration::ZERO)
+            .expect("set");
+        e.render(4_800);
+        let during = rms(&channel(e.render(4_800), 0));
+        e.stop_snapshot(s, Duration::ZERO).expect("stop");
+        e.render(4_800);
+        (held, during, rms(&channel(e.render(4_800), 0)))
+    };
+    let (held, during, after) = run(true);
+    let (_, reference, _) = run(false); // 1 kHz, no snapshot
+    assert!(
+        (during / held - 1.0).abs() < 1e-3,
+        "the snapshot holds 300 Hz: {held} -> {during}"
+    );
+    assert!(
+        (after / reference - 1.0).abs() < 1e-3,
+        "back to 1 kHz: {after} vs {reference}"
+    );
+}
+
+#[test]
+fn a_stop_with_no_fade_is_at_once_even_mid_glide() {
+    let (mut e, music) = music_engine();
+    let base = after(&mut e, 1);
+    let slow = e
+        .create_snapshot(Snapshot::new().bus_volume(music, 0.1))
+        .expect("slow");
+    e.start_snapshot(slow, Duration::from_secs(10))
+        .expect("start");
+    after(&mut e, 10);
+    e.set_bus_volume(music, 0.1, Duration::ZERO)
+        .expect("held: remembered");
+    e.stop_snapshot(slow, Duration::ZERO).expect("stop");
+    let now = after(&mut e, 2) / base;
+    assert!((now - 0.1).abs() < 1e-6, "{now}");
+}

@@ -89,6 +89,7 @@ impl BenchPool {
             order: self.next_id,
             now: 0,
             fresh: Some(0),
+            later_layer: false,
         };
         self.pool.acquire(new).map_err(|new| BenchVoice(new.voice))
     }

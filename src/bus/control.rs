@@ -228,16 +228,7 @@ impl Controller {
                 reason: "not one this effect takes",
             });
         }
-        let mut game = self.game()?;
-        if kind != EffectKind::Custom {
-            let (key, value) = Key::of_param(b, index, param);
-            if !game.mix.game_sets(key, value) {
-                return Ok(()); // a snapshot holds it: it comes back to this
-            }
-        }
-        let sent = self.send_param(b, index, ParamChange::Builtin(param), glide);
-        drop(game);
-        sent
+        self.send_param(b, index, ParamChange::Builtin(param), glide)
     }
 
     /// The bus's index and what kind of effect is at `index` on it.
@@ -270,12 +261,28 @@ impl Controller {
         glide: Duration,
     ) -> Result<(), PlayError> {
         let frames = fade_frames(glide.min(MAX_TIME), self.shared.rate);
+        let mut game = self.game()?;
+        let built_in = match param {
+            ParamChange::Builtin(p) => Some(Key::of_param(b, index, p)),
+            ParamChange::Custom { .. } => None,
+        };
+        if let Some((key, value)) = built_in {
+            if game.mix.held(key) {
+                // A snapshot holds it: the game's value comes back on stop.
+                game.mix.game_sets(key, value);
+                return Ok(());
+            }
+        }
         self.send(Command::SetEffectParam {
             bus: b,
             index: index as u8,
             param,
             frames,
-        })
+        })?;
+        if let Some((key, value)) = built_in {
+            game.mix.game_sets(key, value);
+        }
+        Ok(())
     }
 }
 
@@ -363,8 +370,10 @@ impl Controller {
         let Some(bus) = bus.index_in(self.shared.engine) else {
             return Ok(());
         };
-        if !game.mix.game_sets(Key::Volume(bus), volume) {
-            return Ok(()); // a snapshot holds it: it comes back to this
+        if game.mix.held(Key::Volume(bus)) {
+            // A snapshot holds it: the game's value comes back on stop.
+            game.mix.game_sets(Key::Volume(bus), volume);
+            return Ok(());
         }
         let frames = fade_frames(fade, self.shared.rate);
         self.send(Command::SetBusVolume {
@@ -372,7 +381,9 @@ impl Controller {
             volume,
             frames,
             in_db: false,
-        })
+        })?;
+        game.mix.game_sets(Key::Volume(bus), volume);
+        Ok(())
     }
 
     /// Fades the master volume (the gain before the output limiter, which

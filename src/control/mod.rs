@@ -23,10 +23,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use crossbeam_channel::{Sender, TrySendError};
 
-use crate::control::params::{valid_pan, valid_pitch, valid_volume, PlayParams};
+use crate::control::params::{valid_pan, valid_pitch, valid_volume, PlayParams, MAX_VOLUME};
 use crate::error::PlayError;
 use crate::protocol::stats::Counters;
-use crate::protocol::{Command, EngineId, VoiceHandle, NO_EMITTER};
+use crate::protocol::{Command, EngineId, VoiceHandle, MAX_PITCH, MIN_PITCH, NO_EMITTER};
 use crate::sound::Sound;
 use crate::space::positions::Positions;
 pub use engine::Engine;
@@ -220,6 +220,7 @@ impl Controller {
             stream,
             stopping: false,
             emitter,
+            scale: (1.0, 1.0),
         })
     }
 
@@ -292,7 +293,10 @@ impl Controller {
     /// ```
     pub fn set_volume(&self, voice: VoiceHandle, volume: f32) -> Result<(), PlayError> {
         let volume = valid_volume(volume)?;
-        self.send_if_live(voice, |id| Command::SetVolume { id, volume })
+        self.send_scaled(voice, |id, (v, _)| Command::SetVolume {
+            id,
+            volume: (volume * v).min(MAX_VOLUME),
+        })
     }
 
     /// Changes the voice's pan, ramped. NaN or infinite is rejected; out of
@@ -332,7 +336,10 @@ impl Controller {
     /// ```
     pub fn set_pitch(&self, voice: VoiceHandle, pitch: f32) -> Result<(), PlayError> {
         let pitch = valid_pitch(pitch)?;
-        self.send_if_live(voice, |id| Command::SetPitch { id, pitch })
+        self.send_scaled(voice, |id, (_, p)| Command::SetPitch {
+            id,
+            pitch: (pitch * p).clamp(MIN_PITCH, MAX_PITCH),
+        })
     }
 
     /// Fades out every voice, protected ones included, virtual ones and
@@ -378,6 +385,40 @@ impl Controller {
         }
         // (Every layer of a layered cue: the mixer reads them off the id.)
         self.send(cmd(wire))
+    }
+
+    /// Sends `cmd` to each voice of play `voice` with that voice's own
+    /// scale (a cue's drawn level and pitch, which the game's values
+    /// multiply), all or none; nothing for a stale or foreign handle.
+    pub(crate) fn send_scaled(
+        &self,
+        voice: VoiceHandle,
+        cmd: impl Fn(u64, (f32, f32)) -> Command,
+    ) -> Result<(), PlayError> {
+        let game = self.game()?;
+        if voice.wire_in(self.shared.engine).is_none() {
+            return Ok(());
+        }
+        let id = voice.id();
+        let Some(info) = game.live.get(&id) else {
+            return Ok(());
+        };
+        let Some(play) = game.cues.get(id) else {
+            return self.send(cmd(id, info.scale));
+        };
+        let layers: Vec<(u64, (f32, f32))> = (id..)
+            .zip(&play.layers)
+            .filter_map(|(id, l)| Some((id, l.as_ref()?.scale)))
+            .collect();
+        let commands = &self.shared.commands;
+        if commands.capacity().unwrap_or(usize::MAX) - commands.len() < layers.len() {
+            Counters::bump(&self.shared.counters.dropped_commands);
+            return Err(PlayError::QueueFull);
+        }
+        for (id, scale) in layers {
+            self.send(cmd(id, scale))?;
+        }
+        Ok(())
     }
 
     pub(crate) fn pump(&self, game: &mut GameState) {

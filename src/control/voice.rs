@@ -92,7 +92,11 @@ impl Controller {
     ) -> Result<(), PlayError> {
         let volume = valid_volume(volume)?;
         let frames = fade_frames(fade, self.shared.rate);
-        self.send_if_live(voice, |id| Command::FadeVolume { id, volume, frames })
+        self.send_scaled(voice, |id, (v, _)| Command::FadeVolume {
+            id,
+            volume: (volume * v).min(crate::control::params::MAX_VOLUME),
+            frames,
+        })
     }
 
     /// What `voice` plays: its sound's name, group and bus. Known from the

@@ -94,6 +94,9 @@ pub(crate) struct PlayInfo {
     pub(crate) stopping: bool,
     /// Its cell in the table of positions, or `NO_EMITTER`.
     pub(crate) emitter: u32,
+    /// Factors on every volume and pitch the game gives it (a cue's
+    /// drawn level and pitch; 1 for a plain play).
+    pub(crate) scale: (f32, f32),
 }
 
 impl PlayInfo {

@@ -25,9 +25,17 @@ impl Controller {
     /// play reports one `Started` and one terminal event, when its last
     /// layer is over (`Stolen` if that layer was stolen).
     ///
-    /// Each layer is a voice of the pool like any other: stealing, groups
-    /// and virtual voices treat them one by one. A layer's
-    /// `Virtualized` / `Resumed` events name the play.
+    /// Each layer is a voice of the pool like any other: stealing, group
+    /// limits and virtual voices treat them one by one (so `Stats` counts
+    /// voices, not plays), and a layer's `Virtualized` / `Resumed` events
+    /// name the play: one play may report several, one per layer that
+    /// loses or regains its voice. A group's retrigger interval
+    /// (`GroupSettings::min_interval`) applies to the play: its layers
+    /// never refuse each other, and a play refused as too early is refused
+    /// whole (one `Rejected`). A cue's drawn level and pitch stay under
+    /// `set_volume`, `fade_volume` and `set_pitch`, which multiply them.
+    /// `seek` moves each layer to the position in its own sound (its
+    /// delay not counted).
     ///
     /// A cue given a bad value ([`Cue::check`]) is that error; a full
     /// queue, no free stream slot for a streamed layer, or (positioned)
@@ -60,6 +68,7 @@ impl Controller {
             params.pitch = (params.pitch * c.pitch).clamp(MIN_PITCH, MAX_PITCH);
             params.looping |= c.looping;
             params.offset = frames(c.delay, rate);
+            params.layer = k.min(usize::from(u8::MAX)) as u8;
             let mods = d.voice_mods.get(k).cloned().flatten();
             if mods.is_some() && params.emitter.is_none() {
                 // Its maps are heard in a cell of its own, at its pan.
@@ -70,12 +79,16 @@ impl Controller {
             }
             (params, mods)
         };
+        let scaled = |mut info: crate::control::voice_info::PlayInfo, c: &Chosen<'_>| {
+            info.scale = (c.volume, c.pitch);
+            info
+        };
         if cue.voices() == 1 {
             // One voice: a plain play.
             let c = game.picks.choose_one(cue, Duration::ZERO);
             // Under the lock: ids go out in the order plays are sent.
             let id = self.shared.next_id.fetch_add(1, Relaxed);
-            let info = self.play_voice(&mut game, id, c.sound, voice(&c, 0))?;
+            let info = scaled(self.play_voice(&mut game, id, c.sound, voice(&c, 0))?, &c);
             let emitter = info.emitter;
             game.live.insert(id, info);
             return Ok(VoiceHandle::new(self.shared.engine, id).with_emitter(emitter));
@@ -109,7 +122,7 @@ impl Controller {
         let mut infos = Vec::with_capacity(n);
         for (k, (id, c)) in (first..).zip(chosen.iter().flatten()).enumerate() {
             match self.play_voice(&mut game, id, c.sound, voice(c, k)) {
-                Ok(info) => infos.push(info),
+                Ok(info) => infos.push(scaled(info, c)),
                 Err(e) => {
                     // Not expected after the checks above; whatever was
                     // sent is stopped.
@@ -129,12 +142,10 @@ impl Controller {
         }
         let head = infos.first().map_or(NO_EMITTER, |i| i.emitter);
         let handle = VoiceHandle::layered(self.shared.engine, first, infos.len());
-        let cells: Vec<u32> = infos
-            .iter()
-            .map(|i| i.emitter)
-            .filter(|&e| e != NO_EMITTER)
-            .collect();
-        for pair in cells.windows(2) {
+        // Per layer (`NO_EMITTER`: none); those there are, linked in order.
+        let cells: Vec<u32> = infos.iter().map(|i| i.emitter).collect();
+        let linked: Vec<u32> = cells.iter().copied().filter(|&e| e != NO_EMITTER).collect();
+        for pair in linked.windows(2) {
             game.space.link(pair[0], pair[1]);
         }
         if let Some(info) = infos.first() {

@@ -31,6 +31,8 @@ pub const MAX_CUE_VOICES: usize = MAX_LAYERS;
 /// The quietest a cue's [`Cue::volume_range_db`] reaches: lower ends are
 /// clamped to it.
 pub const MIN_CUE_DB: f32 = -100.0;
+/// The longest a [`Cue::delay`] is: longer ones are clamped to it.
+pub const MAX_CUE_DELAY: Duration = Duration::from_secs(60);
 /// The loudest a cue's [`Cue::volume_range_db`] reaches: upper ends are
 /// clamped to it (the play's volume times the cue's gain is then clamped
 /// to [`crate::limits::MAX_VOLUME`], as any volume is).
@@ -295,7 +297,9 @@ impl Cue {
 
     /// Starts this cue `delay` after the play's start: used on a layer,
     /// the layer sounds that long after its parent (to the frame); on the
-    /// cue played, the whole play waits.
+    /// cue played, the whole play waits. Clamped to [`MAX_CUE_DELAY`]. A
+    /// voice waiting for its delay holds its place in the pool, as a start
+    /// scheduled with `PlayParams::start_at` does.
     ///
     /// ```
     /// # use std::time::Duration;
@@ -305,7 +309,7 @@ impl Cue {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn delay(self, delay: Duration) -> Cue {
-        self.with(|d| d.delay = delay)
+        self.with(|d| d.delay = delay.min(MAX_CUE_DELAY))
     }
 
     /// Adds a layer: another cue sounding with this one in every play
@@ -457,6 +461,10 @@ impl Cue {
     }
 
     pub(crate) fn data(&self) -> &CueData {
+        &self.data
+    }
+
+    pub(crate) fn arc(&self) -> &Arc<CueData> {
         &self.data
     }
 }

@@ -6,6 +6,8 @@
 
 use std::time::Duration;
 
+use std::sync::{Arc, Weak};
+
 use super::{Cue, CueData, Pick, MAX_CUE_VOICES};
 use crate::control::voice_info::IdMap;
 use crate::protocol::modulation::exp;
@@ -71,7 +73,11 @@ pub(crate) struct Chosen<'a> {
 #[derive(Debug)]
 pub(crate) struct Picks {
     rng: Rng,
-    states: IdMap<State>,
+    /// Each cue's state, with the cue (weakly: a cue dropped has its
+    /// state dropped, at the next clean-up).
+    states: IdMap<(Weak<CueData>, State)>,
+    /// States made since the last clean-up of dropped cues'.
+    made: usize,
 }
 
 impl Picks {
@@ -79,7 +85,14 @@ impl Picks {
         Picks {
             rng: Rng::new(seed),
             states: IdMap::default(),
+            made: 0,
         }
+    }
+
+    /// How many cues' states are kept (tests).
+    #[cfg(test)]
+    pub(crate) fn states(&self) -> usize {
+        self.states.len()
     }
 
     /// The voices a play of `cue` sounds, the cue's own first and then
@@ -117,7 +130,7 @@ impl Picks {
     /// the play's start and its own delay.
     pub(crate) fn choose_one<'a>(&mut self, cue: &'a Cue, after: Duration) -> Chosen<'a> {
         let d = cue.data();
-        let variation = self.variation(d);
+        let variation = self.variation(cue);
         Chosen {
             // (`variation` is below the count, which is at least 1.)
             sound: &d.variations[variation.min(d.variations.len() - 1)],
@@ -128,29 +141,45 @@ impl Picks {
         }
     }
 
-    /// The index of the variation this play of `d` sounds.
-    fn variation(&mut self, d: &CueData) -> usize {
+    /// The state of `cue`, made by `new` if it has none yet.
+    fn state(&mut self, cue: &Cue, new: impl FnOnce() -> State) -> &mut State {
+        let id = cue.data().id;
+        if !self.states.contains_key(&id) {
+            // A game that builds a cue per play leaves a state per play:
+            // those of dropped cues go, now and then.
+            self.made += 1;
+            if self.made >= 64.max(self.states.len()) {
+                self.states.retain(|_, (cue, _)| cue.strong_count() > 0);
+                self.made = 0;
+            }
+        }
+        &mut self
+            .states
+            .entry(id)
+            .or_insert_with(|| (Arc::downgrade(cue.arc()), new()))
+            .1
+    }
+
+    /// The index of the variation this play of `cue` sounds.
+    fn variation(&mut self, cue: &Cue) -> usize {
+        let d = cue.data();
         let n = d.variations.len();
         if n <= 1 {
             return 0;
         }
-        let rng = &mut self.rng;
         match d.pick {
             Pick::Random => match d.cumulative.last() {
                 Some(&total) => {
-                    let x = rng.unit() * total;
+                    let x = self.rng.unit() * total;
                     // The first whose running sum passes x (never a
                     // weight of 0).
                     d.cumulative.partition_point(|&c| c <= x).min(n - 1)
                 }
-                None => rng.below(n),
+                None => self.rng.below(n),
             },
             Pick::Sequence => {
-                let state = self
-                    .states
-                    .entry(d.id)
-                    .or_insert(State::Sequence { next: 0 });
-                let State::Sequence { next } = state else {
+                let State::Sequence { next } = self.state(cue, || State::Sequence { next: 0 })
+                else {
                     return 0;
                 };
                 let k = *next % n;
@@ -158,14 +187,18 @@ impl Picks {
                 k
             }
             Pick::Shuffle => {
-                let state = self.states.entry(d.id).or_insert(State::Shuffle {
+                let fresh = || State::Shuffle {
                     bag: (0..n as u32).collect(),
                     at: n,
                     last: None,
-                });
-                let State::Shuffle { bag, at, last } = state else {
+                };
+                // (Taken out and put back: the generator is borrowed too.)
+                let mut state =
+                    std::mem::replace(self.state(cue, fresh), State::Sequence { next: 0 });
+                let State::Shuffle { bag, at, last } = &mut state else {
                     return 0;
                 };
+                let rng = &mut self.rng;
                 if *at >= bag.len() {
                     // Fisher-Yates.
                     for i in (1..bag.len()).rev() {
@@ -181,7 +214,9 @@ impl Picks {
                 let k = bag[*at];
                 *at += 1;
                 *last = Some(k);
-                k as usize
+                let k = k as usize;
+                *self.state(cue, || State::Sequence { next: 0 }) = state;
+                k
             }
         }
     }

@@ -8,7 +8,7 @@
 
 use crate::control::voice_info::{IdMap, PlayInfo};
 use crate::handle::layer_ids;
-use crate::protocol::{EngineId, Event, VoiceHandle};
+use crate::protocol::{EngineId, Event, VoiceHandle, NO_EMITTER};
 use crate::space::control::GameSpace;
 
 /// One layered play still sounding.
@@ -22,8 +22,36 @@ pub(crate) struct CuePlay {
     /// Layers not over yet.
     alive: usize,
     started: bool,
-    /// Its layers' cells in the table of positions, held until it is over.
+    /// Each layer's cell in the table of positions (`NO_EMITTER`: none),
+    /// held while the layer sounds (the first layer's, which handles
+    /// start their writes from, until the play is over).
     cells: Vec<u32>,
+}
+
+impl CuePlay {
+    /// Layer `k` is over while others sound: its cell (unless it is the
+    /// first, where writes start) leaves the chain and goes back.
+    fn unlink(&mut self, k: usize, space: &mut GameSpace) {
+        let Some(&cell) = self.cells.get(k) else {
+            return;
+        };
+        if k == 0 || cell == NO_EMITTER {
+            return;
+        }
+        // The chain runs through the first layer's cell and the cells of
+        // the layers still sounding.
+        let linked = |j: usize| {
+            let c = self.cells[j];
+            (c != NO_EMITTER && (j == 0 || self.layers[j].is_some())).then_some(c)
+        };
+        let before = (0..k).rev().find_map(linked);
+        let after = (k + 1..self.cells.len()).find_map(linked);
+        if let Some(before) = before {
+            space.link(before, after.unwrap_or(NO_EMITTER));
+        }
+        self.cells[k] = NO_EMITTER;
+        space.let_go([cell]);
+    }
 }
 
 /// Every layered play still sounding, by its id, and which play each of
@@ -51,7 +79,7 @@ impl CuePlays {
     }
 
     /// Play `wire` of `infos.len()` layers was sent; `cells` are its
-    /// positioned layers' cells (now held).
+    /// layers' cells (now held), `NO_EMITTER` for a layer with none.
     pub(crate) fn add(
         &mut self,
         wire: u64,
@@ -64,7 +92,7 @@ impl CuePlays {
         for id in ids {
             self.owner.insert(id, first);
         }
-        space.hold(cells.iter().copied());
+        space.hold(cells.iter().copied().filter(|&c| c != NO_EMITTER));
         self.plays.insert(
             first,
             CuePlay {
@@ -130,12 +158,15 @@ impl CuePlays {
                     drop(info);
                     play.alive -= 1;
                     self.owner.remove(&layer);
+                    if play.alive > 0 {
+                        play.unlink(k, space);
+                    }
                 }
                 if play.alive > 0 {
                     return Mapped::Held;
                 }
                 if let Some(play) = self.plays.remove(&play_id) {
-                    space.let_go(play.cells);
+                    space.let_go(play.cells.into_iter().filter(|&c| c != NO_EMITTER));
                 }
                 Mapped::Renamed(renamed)
             }

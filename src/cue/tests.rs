@@ -132,3 +132,16 @@ fn bad_values_are_errors_naming_the_field() {
     assert_eq!(c.get_pitch_range(), MIN_PITCH..=MAX_PITCH);
     assert_eq!(c.get_volume_range_db(), MIN_CUE_DB..=MAX_CUE_DB);
 }
+
+#[test]
+fn dropped_cues_leave_no_picking_state_behind() {
+    let base = Cue::new(takes(3));
+    let mut p = Picks::new(0);
+    for i in 0..10_000 {
+        // A new cue per play (each builder call makes one).
+        let cue = base.clone().pitch_range(1.0..=1.0 + i as f32 * 1e-6);
+        let mut out: [Option<Chosen<'_>>; MAX_CUE_VOICES] = [None; MAX_CUE_VOICES];
+        p.choose(&cue, &mut out);
+    }
+    assert!(p.states() < 200, "{} states kept", p.states());
+}

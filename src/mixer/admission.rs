@@ -80,6 +80,7 @@ impl Mixer {
             order,
             now,
             fresh: Some(starts),
+            later_layer: params.layer > 0,
         };
         let (audibility, buses, streams, space) =
             (&self.audibility, &self.buses, &self.streams, &self.space);
@@ -93,9 +94,23 @@ impl Mixer {
                 now,
             )
         };
-        match self.pool.place(new, self.rules, fresh) {
+        // A play refused as a too-early retrigger is refused whole: its
+        // later voices (a cue's layers, which follow it in the queue) too.
+        let play = id - u64::from(params.layer);
+        let placed = if params.layer > 0 && self.refused_play == play {
+            Placement::Rejected {
+                voice: new.voice,
+                why: Refusal::TooSoon,
+            }
+        } else {
+            self.pool.place(new, self.rules, fresh)
+        };
+        match placed {
             Placement::Started => {}
             Placement::Rejected { voice, why } => {
+                if why == Refusal::TooSoon {
+                    self.refused_play = play;
+                }
                 if why == Refusal::GroupFull {
                     Counters::bump(&self.counters.limited);
                 }

@@ -161,6 +161,9 @@ pub struct Mixer {
     pub(crate) stop_fade: u32,
     pub(crate) param_ramp: u32,
     pub(crate) frame: u64,
+    /// The play (its first voice's id) last refused as a too-early
+    /// retrigger: its later voices are refused with it.
+    pub(crate) refused_play: u64,
     pub(crate) next_order: u64,
     /// The audible window, if on, and the loudest voice's level at the
     /// last block (what it is measured from).
@@ -248,6 +251,7 @@ impl Mixer {
             param_ramp: settings.param_ramp,
             frame: 0,
             next_order: 0,
+            refused_play: 0,
             window: settings
                 .audible_window
                 .map(|db| audible_window::Window::new(db, out_rate)),

@@ -404,6 +404,7 @@ impl Mixer {
             order,
             now,
             fresh: None,
+            later_layer: false,
         };
         match place {
             Comeback::Free => {

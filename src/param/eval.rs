@@ -9,6 +9,7 @@
 //! the engine is made; setting and reading values is O(1), evaluating a
 //! voice O(maps x points). Nothing allocates, locks or panics.
 
+use crate::cue::{MAX_CUE_DB, MIN_CUE_DB};
 use crate::protocol::modulation::{db_to_gain, Glide, Mods, Own, TargetKind, MAX_PARAMS};
 use crate::protocol::space::OPEN_HZ;
 
@@ -90,7 +91,8 @@ pub(crate) fn evaluate(mods: &Mods, own: &Own, params: &Params, now: u64) -> Mod
         }
     }
     Modulation {
-        gain: db_to_gain(db),
+        // (Each map's values are clamped; so is their sum.)
+        gain: db_to_gain(db.clamp(MIN_CUE_DB, MAX_CUE_DB)),
         pitch,
         cutoff,
     }

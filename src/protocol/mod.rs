@@ -47,6 +47,9 @@ pub(crate) struct ValidParams {
     /// Output frames between that start (or the command's arrival) and
     /// its first sample: a cue layer's delay after the play's start.
     pub(crate) offset: u32,
+    /// Its place among its play's voices: 0 for a plain play and a cue's
+    /// first voice, 1, 2, ... for the layers after it (ids follow).
+    pub(crate) layer: u8,
     /// Where it plays from, for a positioned play.
     pub(crate) emitter: Option<ValidEmitter>,
     /// A second bus it sends to, and at what level.

@@ -81,16 +81,20 @@ impl MixState {
         mix
     }
 
-    /// `key` was made (a bus, its effects) or set by the game at `value`.
-    /// Whether that reaches the mix now: not while a snapshot holds it (it
-    /// does once none does).
-    pub(crate) fn game_sets(&mut self, key: Key, value: f32) -> bool {
+    /// `key` was made (a bus, its effects) or set by the game at `value`:
+    /// what it returns to when no snapshot holds it.
+    pub(crate) fn game_sets(&mut self, key: Key, value: f32) {
         self.base.insert(key, value);
-        self.held(key).is_none()
+    }
+
+    /// Whether a started snapshot sets `key` (the game's own value then
+    /// waits for it to stop).
+    pub(crate) fn held(&self, key: Key) -> bool {
+        self.holder(key).is_some()
     }
 
     /// The value the most recently started snapshot setting `key` gives.
-    fn held(&self, key: Key) -> Option<f32> {
+    fn holder(&self, key: Key) -> Option<f32> {
         self.started.iter().rev().find_map(|&s| {
             let values = self.made.get(usize::from(s))?;
             values.iter().find(|(k, _)| *k == key).map(|&(_, v)| v)
@@ -98,7 +102,7 @@ impl MixState {
     }
 
     fn value(&self, key: Key) -> Option<f32> {
-        self.held(key).or_else(|| self.base.get(&key).copied())
+        self.holder(key).or_else(|| self.base.get(&key).copied())
     }
 }
 
@@ -249,20 +253,16 @@ impl Controller {
         if !start && !mix.started.contains(&s) {
             return Ok(());
         }
-        let before: Vec<Option<f32>> = keys.iter().map(|&k| mix.value(k)).collect();
         let was = mix.started.clone();
         mix.started.retain(|&x| x != s);
         if start {
             mix.started.push(s);
         }
-        let moves: Vec<(crate::snapshot::control::Key, f32)> = keys
+        // Every value it sets, changed or not: a glide under way (its own
+        // start's, say) is replaced by one over this fade.
+        let moves: Vec<(Key, f32)> = keys
             .iter()
-            .zip(&before)
-            .filter_map(|(&k, &b)| {
-                mix.value(k)
-                    .filter(|&v| Some(v) != b || start)
-                    .map(|v| (k, v))
-            })
+            .filter_map(|&k| mix.value(k).map(|v| (k, v)))
             .collect();
         let commands = &self.shared.commands;
         if commands.capacity().unwrap_or(usize::MAX) - commands.len() < moves.len() {

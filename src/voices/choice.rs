@@ -48,7 +48,8 @@ impl<V> VoicePool<V> {
         fresh: impl FnMut(&Identity, &V) -> Rank,
     ) -> Placement<V> {
         let (who, now) = (new.who, new.now);
-        let (policy, within, new) = match self.groups.admit(who.group, new.fresh.unwrap_or(now)) {
+        let start = new.fresh.unwrap_or(now);
+        let (policy, within, new) = match self.groups.admit(who.group, start, !new.later_layer) {
             Admission::TooSoon => {
                 let voice = new.voice;
                 return Placement::Rejected {

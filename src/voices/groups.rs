@@ -84,13 +84,15 @@ impl Groups {
     }
 
     /// What group `index` says to a member whose first sample sounds at
-    /// output frame `start`.
-    pub(crate) fn admit(&self, index: u16, start: u64) -> Admission {
+    /// output frame `start` (`retrigger`: subject to the group's retrigger
+    /// interval; a cue's later layers are not).
+    pub(crate) fn admit(&self, index: u16, start: u64, retrigger: bool) -> Admission {
         let Some(g) = self.groups.get(usize::from(index)) else {
             return Admission::Open;
         };
         let interval = u64::from(g.settings.min_interval);
-        if interval > 0
+        if retrigger
+            && interval > 0
             && g.starts
                 .iter()
                 .flatten()
@@ -177,17 +179,17 @@ mod tests {
                 min_interval: 100,
             },
         );
-        assert_eq!(g.admit(1, 0), Admission::Open);
+        assert_eq!(g.admit(1, 0, true), Admission::Open);
         g.joined(1, Some(0));
-        assert_eq!(g.admit(1, 99), Admission::TooSoon);
-        assert_eq!(g.admit(1, 100), Admission::Open);
+        assert_eq!(g.admit(1, 99, true), Admission::TooSoon);
+        assert_eq!(g.admit(1, 100, true), Admission::Open);
         g.joined(1, Some(100));
-        assert_eq!(g.admit(1, 500), Admission::Full(StealPolicy::Oldest));
+        assert_eq!(g.admit(1, 500, true), Admission::Full(StealPolicy::Oldest));
         g.left(1);
-        assert_eq!(g.admit(1, 500), Admission::Open);
+        assert_eq!(g.admit(1, 500, true), Admission::Open);
         // No group, or one out of range: always open.
-        assert_eq!(g.admit(NO_GROUP, 0), Admission::Open);
-        assert_eq!(g.admit(7, 0), Admission::Open);
-        assert_eq!(g.admit(0, 0), Admission::Open);
+        assert_eq!(g.admit(NO_GROUP, 0, true), Admission::Open);
+        assert_eq!(g.admit(7, 0, true), Admission::Open);
+        assert_eq!(g.admit(0, 0, true), Admission::Open);
     }
 }

@@ -165,6 +165,10 @@ pub(crate) struct Newcomer<V> {
     /// group's retrigger interval counts from it); `None` for a virtual
     /// voice coming back.
     pub(crate) fresh: Option<u64>,
+    /// A later voice of a play whose first one was admitted (a cue's
+    /// layer): its group's retrigger interval does not apply to it (it
+    /// counts against the group's limit as any voice does).
+    pub(crate) later_layer: bool,
 }
 
 /// What the pool keeps of a voice's future: its audibility level (what
@@ -292,6 +296,7 @@ impl<V> VoicePool<V> {
             order,
             now,
             fresh,
+            later_layer,
         } = new;
         let i = match self.slots.acquire(voice) {
             Ok(i) => i,
@@ -305,6 +310,7 @@ impl<V> VoicePool<V> {
                     order,
                     now,
                     fresh,
+                    later_layer,
                 })
             }
         };
@@ -327,6 +333,7 @@ impl<V> VoicePool<V> {
             order,
             now: start,
             fresh,
+            later_layer: _,
         } = new;
         let (Some(&old_start), Some(&old_order), Some(&old_who)) = (
             self.candidates.begun.get(i),

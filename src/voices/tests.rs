@@ -81,6 +81,7 @@ fn victim_scan_follows_the_design_rules() {
                 order,
                 now: start,
                 fresh: Some(start),
+                later_layer: false,
             };
             let Ok(slot) = pool.acquire(new) else {
                 panic!("the pool has room")
@@ -143,6 +144,7 @@ fn release_and_replace_keep_the_index_and_keys_true() {
         order: id,
         now,
         fresh: Some(now),
+        later_layer: false,
     };
     let (Ok(a), Ok(b)) = (
         pool.acquire(new(1, "a", 0.5, 0)),
@@ -203,6 +205,7 @@ fn a_full_group_replaces_its_own_members_only() {
             order: id,
             now: id * 100,
             fresh: Some(id * 100),
+            later_layer: false,
         };
         match pool.place(new, rules, |_, _| Rank::from(0.0)) {
             Placement::Started => "started".to_string(),
@@ -251,6 +254,7 @@ fn the_level_refresh_shows_voices_ahead_of_their_turn() {
             order: id,
             now: 0,
             fresh: Some(0),
+            later_layer: false,
         };
         assert!(pool.acquire(new).is_ok());
     }

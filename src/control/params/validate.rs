@@ -39,6 +39,7 @@ impl PlayParams {
             virtualize: self.virtualize,
             start_at: self.start_at,
             offset: 0,
+            layer: 0,
             send,
             emitter: match self.position {
                 Some(position) => Some(ValidEmitter {
