@@ -205,9 +205,9 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
                 2 => p.send(late.unwrap_or(hall), 0.5),
                 _ => p,
             };
-            // Every fourth a cue, layered: its commands reach each layer.
-            let play = match (i + j) % 4 {
-                3 => engine.play_cue(&cues[(i / 4 + j) % cues.len()], p),
+            // Every sixth a cue, layered: its commands reach each layer.
+            let play = match (i + j) % 6 {
+                5 => engine.play_cue(&cues[(i / 6 + j) % cues.len()], p),
                 _ => engine.play(s, p),
             };
             match play {
@@ -350,6 +350,7 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
         }
     }
     let stats = engine.stats();
+    eprintln!("{played} played; {stats:?}");
     assert_eq!(in_render, 0, "render path allocated or freed; {stats:?}");
     assert!(late.is_some(), "no bus was made while the audio ran");
     assert!(chain.is_some(), "no bus chain was made while the audio ran");
