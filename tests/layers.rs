@@ -34,6 +34,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "space/air.rs",
             "bus/mod.rs",
             "cue/mod.rs",
+            "cue/check.rs",
             "param/mod.rs",
             "snapshot/mod.rs",
         ],
@@ -50,7 +51,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "param/eval.rs",
         ],
     ),
-    ("mixer", &["mixer/", "space/mix.rs", "stream/mix.rs"]),
+    ("mixer", &["mixer/", "space/mix/", "stream/mix.rs"]),
     (
         "control",
         &[

@@ -17,13 +17,15 @@ use std::time::Duration;
 use crate::error::PlayError;
 use crate::handle::{ParamHandle, MAX_LAYERS};
 use crate::param::{valid_map, Curve, Target};
-use crate::protocol::modulation::{Mods, ValidMap, MAX_MAPS};
-use crate::protocol::{MAX_PITCH, MIN_PITCH};
+use crate::protocol::modulation::{Mods, ValidMap};
 use crate::sound::Sound;
 
+mod check;
 pub(crate) mod control;
 pub(crate) mod pick;
 pub(crate) mod plays;
+
+use check::{same_engine, valid_db_range, valid_pitch_range, valid_weights, voice_mods};
 
 /// The most voices one cue play may sound at once: the cue and all its
 /// layers (nested layers counted).
@@ -467,124 +469,6 @@ impl Cue {
     pub(crate) fn arc(&self) -> &Arc<CueData> {
         &self.data
     }
-}
-
-/// Each voice's maps for cue `d` (see [`CueData::voice_mods`]).
-fn voice_mods(d: &CueData) -> Result<Vec<Option<Arc<Mods>>>, PlayError> {
-    let mut out = Vec::with_capacity(d.voices);
-    out.push(merged(&d.maps, None)?);
-    for layer in &d.layers {
-        for below in &layer.data.voice_mods {
-            out.push(merged(&d.maps, below.as_deref())?);
-        }
-    }
-    Ok(out)
-}
-
-/// `above`'s maps then `below`'s, as one voice's (none: `None`).
-fn merged(above: &[ValidMap], below: Option<&Mods>) -> Result<Option<Arc<Mods>>, PlayError> {
-    let below = below.map_or(&[][..], Mods::maps);
-    let all: Vec<&ValidMap> = above.iter().chain(below).collect();
-    if all.is_empty() {
-        return Ok(None);
-    }
-    if all.len() > MAX_MAPS {
-        return Err(PlayError::Invalid {
-            name: "map",
-            reason: "a voice follows at most MAX_CUE_MAPS (4) maps, its cue's and those above",
-        });
-    }
-    let mut maps = [*all[0]; MAX_MAPS];
-    for (slot, m) in maps.iter_mut().zip(&all) {
-        *slot = **m;
-    }
-    Ok(Some(Arc::new(Mods {
-        maps,
-        n: all.len() as u8,
-    })))
-}
-
-/// Records `other` as the engine of a cue's parameters, unless it has
-/// one already that differs.
-fn same_engine(engine: &mut Option<u32>, other: Option<u32>) -> Result<(), PlayError> {
-    match (*engine, other) {
-        (Some(a), Some(b)) if a != b => Err(PlayError::Invalid {
-            name: "map",
-            reason: "a cue's parameters are of one engine",
-        }),
-        (None, b) => {
-            *engine = b;
-            Ok(())
-        }
-        _ => Ok(()),
-    }
-}
-
-/// Running sums of valid weights, one per variation.
-fn valid_weights(weights: &[f32], variations: usize) -> Result<Vec<f64>, PlayError> {
-    if weights.len() != variations {
-        return Err(PlayError::Invalid {
-            name: "weights",
-            reason: "one weight per variation",
-        });
-    }
-    let mut sum = 0.0f64;
-    let mut cumulative = Vec::with_capacity(weights.len());
-    for &w in weights {
-        crate::error::finite("weights", w)?;
-        if w < 0.0 {
-            return Err(PlayError::Invalid {
-                name: "weights",
-                reason: "a weight must be 0 or more",
-            });
-        }
-        sum += f64::from(w);
-        cumulative.push(sum);
-    }
-    if sum <= 0.0 {
-        return Err(PlayError::Invalid {
-            name: "weights",
-            reason: "at least one weight must be above 0",
-        });
-    }
-    Ok(cumulative)
-}
-
-fn valid_pitch_range(lo: f32, hi: f32) -> Result<(f32, f32), PlayError> {
-    for x in [lo, hi] {
-        if !(x.is_finite() && x > 0.0) {
-            return Err(PlayError::InvalidParameter {
-                name: "pitch_range",
-                value: x,
-            });
-        }
-    }
-    if lo > hi {
-        return Err(PlayError::Invalid {
-            name: "pitch_range",
-            reason: "its start must not be above its end",
-        });
-    }
-    Ok((
-        lo.clamp(MIN_PITCH, MAX_PITCH),
-        hi.clamp(MIN_PITCH, MAX_PITCH),
-    ))
-}
-
-fn valid_db_range(lo: f32, hi: f32) -> Result<(f32, f32), PlayError> {
-    for x in [lo, hi] {
-        crate::error::finite("volume_range_db", x)?;
-    }
-    if lo > hi {
-        return Err(PlayError::Invalid {
-            name: "volume_range_db",
-            reason: "its start must not be above its end",
-        });
-    }
-    Ok((
-        lo.clamp(MIN_CUE_DB, MAX_CUE_DB),
-        hi.clamp(MIN_CUE_DB, MAX_CUE_DB),
-    ))
 }
 
 #[cfg(test)]

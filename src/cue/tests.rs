@@ -2,6 +2,7 @@
 
 use super::pick::{Chosen, Picks};
 use super::*;
+use crate::protocol::{MAX_PITCH, MIN_PITCH};
 
 fn takes(n: usize) -> Vec<Sound> {
     (0..n)

@@ -20,6 +20,7 @@
 //! only within the buffers (bus indices out of range fall back to the
 //! master).
 
+mod db_glide;
 mod graph;
 
 use crate::bus::BusSetup;
@@ -29,26 +30,8 @@ use crate::sound::bands::Bands;
 
 use crate::render::limiter::interleave_limited;
 use crate::render::ramp::Ramp;
+use db_glide::DbGlide;
 use graph::DuckState;
-
-/// A glide from `from` to `to` (gains, both above 0) linear in dB over
-/// `frames`, `done` of them gone.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct DbGlide {
-    from: f32,
-    to: f32,
-    frames: u32,
-    done: u32,
-}
-
-impl DbGlide {
-    /// The gain `done` frames in: `from * (to / from)^(done / frames)`.
-    fn at(&self, done: u32) -> f32 {
-        let t = (done.min(self.frames) as f32) / self.frames.max(1) as f32;
-        let db = 20.0 * (self.from.log10() + t * (self.to / self.from).log10());
-        crate::protocol::modulation::db_to_gain(db)
-    }
-}
 
 /// Frames per channel of each bus buffer; longer blocks render in pieces.
 pub(crate) const BUS_FRAMES: usize = 1024;
@@ -350,29 +333,6 @@ impl Buses {
                 }
             }
         }
-    }
-
-    /// Each bus gliding in dB heads, over this chunk, for where its glide
-    /// will be at the chunk's end.
-    fn follow_db_glides(&mut self) {
-        let n = self.chunk as u32;
-        let mut any = false;
-        for bus in self.buses.iter_mut() {
-            let Some(g) = bus.db_glide.as_mut() else {
-                continue;
-            };
-            g.done = g.done.saturating_add(n).min(g.frames);
-            if g.done >= g.frames {
-                bus.volume.to(g.to, n);
-                bus.db_glide = None;
-            } else {
-                let at = g.at(g.done);
-                bus.volume.to(at, n);
-                any = true;
-            }
-        }
-        self.db_gliding = any;
-        self.ramping = true;
     }
 
     /// Output frames the voices on bus `b` have been held (not moved on)

@@ -9,11 +9,15 @@
 //! voice through slots, the virtual pool and back; it goes back to the game
 //! side when the play ends for good (ended, stolen, rejected, dropped).
 //!
+//! A play with parameter maps has a cell too (an unpositioned one at a
+//! fixed pan): the pass hears it again while a parameter it maps moves
+//! (`heard.rs`).
+//!
 //! Real-time contract: the table is made on the game side with the engine
 //! and kept, never freed here.
 //! The pass reads each sounding positioned voice's cell sequence (an atomic
 //! load) and re-hears it, a few dozen flops, only if it or the listener
-//! moved; virtual voices are read only when ranked or brought back. It runs
+//! moved (or a parameter it maps); virtual voices are read only when ranked or brought back. It runs
 //! only while some play is positioned. Nothing allocates, locks, waits or
 //! panics.
 
@@ -23,19 +27,21 @@ use std::sync::Arc;
 
 use crate::param::eval::{evaluate, Params};
 use crate::protocol::modulation::Mods;
-use crate::protocol::space::OPEN_HZ;
 use crate::protocol::ValidParams;
 use crate::protocol::{MAX_PITCH, MIN_PITCH};
 use crate::render::direct::{band_power, DirectFilters};
 use crate::render::glide::{StepGlide, StepGlides};
 use crate::render::voice::Voice;
 use crate::space::air::AirTable;
-use crate::space::positions::{EmitterTable, Positions};
-use crate::space::{hear, length, sub, Emitter, Heard, ValidListener, Vec3, MAX_DOPPLER_SHIFT};
+use crate::space::positions::EmitterTable;
+use crate::space::{length, sub, Emitter, ValidListener, Vec3, MAX_DOPPLER_SHIFT};
 use crate::voices::audibility::{Ahead, HORIZONS};
 use crate::voices::{Identity, NO_EMITTER};
 
 use crate::mixer::Mixer;
+
+mod heard;
+use heard::{fresh, Ear};
 
 /// Each emitter cell's render state on the mixer: its low-pass and its
 /// pending doppler glide.
@@ -134,20 +140,6 @@ impl Space {
         let shift = if doppler { MAX_DOPPLER_SHIFT } else { 1.0 };
         let most = (x.pitch * modded * shift).clamp(MIN_PITCH, MAX_PITCH);
         step * f64::from(most / applied.max(MIN_PITCH)).max(1.0)
-    }
-
-    /// Cell `e`'s maps, if its play has any.
-    fn mods_of(&self, e: u32) -> Option<&Mods> {
-        self.table.as_ref()?.mods.get(e as usize)?.as_deref()
-    }
-
-    /// Whether cell `e`'s maps may give something else than when it was
-    /// last heard (a parameter set or gliding, its own or the engine's).
-    fn modulating(&self, e: u32) -> bool {
-        let (Some(x), Some(_)) = (self.record(e), self.mods_of(e)) else {
-            return false;
-        };
-        x.own_changed || x.own.moving(self.now) || self.params.changed_since(x.heard_at)
     }
 
     /// Positioned plays now.
@@ -256,44 +248,6 @@ impl Space {
         let x = self.table.as_mut()?.records.get_mut(e as usize)?;
         x.volume = volume;
         Some(x.applied().0)
-    }
-
-    /// Parameter `param` heads for `value` over `frames` for cell `e`'s
-    /// play alone (heard again at the next block, or when ranked if it
-    /// is virtual).
-    pub(crate) fn set_own(&mut self, e: u32, param: u16, value: f32, frames: u32) {
-        let now = self.now;
-        let global = self.params.value(param, now);
-        let Some(t) = self.table.as_deref_mut() else {
-            return;
-        };
-        let (Some(x), Some(Some(mods))) = (t.records.get_mut(e as usize), t.mods.get(e as usize))
-        else {
-            return;
-        };
-        if x.own.set_param(mods, global, param, value, now, frames) {
-            x.own_changed = true;
-        }
-    }
-
-    /// Sets cell `e`'s pan if its play is not positioned (it has a cell
-    /// for its maps); returns whether it is not.
-    pub(crate) fn set_fixed_pan(&mut self, e: u32, pan: f32) -> bool {
-        let Some(x) = self
-            .table
-            .as_mut()
-            .and_then(|t| t.records.get_mut(e as usize))
-        else {
-            return false;
-        };
-        match &mut x.at.fixed_pan {
-            Some(p) => {
-                *p = pan;
-                x.heard.pan = pan;
-                true
-            }
-            None => false,
-        }
     }
 
     /// Sets cell `e`'s own pitch; the voice's pitch as heard.
@@ -442,61 +396,6 @@ impl Space {
             ));
         }
         Ok(())
-    }
-}
-
-/// Record `x`, of cell `e`, brought up to date with where the game last
-/// put it (kept as it was while a writer is at the cell).
-fn fresh(positions: &Positions, x: &mut Emitter, e: u32) {
-    if positions.seq(e) != x.seq {
-        if let Some(r) = positions.read(e) {
-            x.at.position = r.position;
-            x.at.velocity = r.velocity;
-            x.at.orientation = r.orientation;
-            x.at.occlusion = r.occlusion;
-            x.seq = r.seq;
-        }
-    }
-}
-
-/// What hearing a record takes: the listener, the air, the parameters and
-/// the frame (copied out of [`Space`], so the table can be borrowed
-/// apart).
-struct Ear<'a> {
-    listener: ValidListener,
-    speed: f32,
-    air: &'static AirTable,
-    params: &'a Params,
-    now: u64,
-}
-
-impl Ear<'_> {
-    /// What the listener hears of record `x` now: as `hear` says for a
-    /// positioned play, its own pan alone for one that has a cell only
-    /// for its maps; and its maps (`mods`) on top, folded in: their gain
-    /// into the direct gain, their pitch into the doppler factor, their
-    /// cutoff into the lowest. Marks `x` heard now.
-    fn hear(&self, x: &mut Emitter, mods: Option<&Mods>) -> Heard {
-        let mut h = match x.at.fixed_pan {
-            Some(pan) => Heard {
-                gain: 1.0,
-                direct: 1.0,
-                cutoff: OPEN_HZ,
-                pan,
-                doppler: 1.0,
-            },
-            None => hear(&self.listener, &x.at, self.speed, self.air),
-        };
-        if let Some(mods) = mods {
-            let m = evaluate(mods, &x.own, self.params, self.now);
-            h.gain *= m.gain;
-            h.direct *= m.gain;
-            h.doppler *= m.pitch;
-            h.cutoff = h.cutoff.min(m.cutoff);
-        }
-        x.heard_at = self.now;
-        x.own_changed = false;
-        h
     }
 }
 
