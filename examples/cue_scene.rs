@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use voicepool::{
     BusSettings, Cue, Curve, Effect, EffectParam, EngineSettings, Event, OfflineEngine, Pick,
-    PlayParams, Snapshot, Sound, Target,
+    PlayParams, Snapshot, Sound, Target, WavFormat,
 };
 
 const RATE: u32 = 48_000;
@@ -175,9 +175,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
 
     // The game.
+    std::fs::create_dir_all("out")?;
+    engine.start_recording("out/cue_scene.wav", WavFormat::Int16)?;
     let on = |p: PlayParams| p.bus(world);
     engine.play_cue(&car, on(PlayParams::default().pan(0.3).volume(0.8)))?;
-    let (mut out, mut levels, mut speeds) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut levels, mut speeds) = (Vec::new(), Vec::new());
     let mut cutoffs = Vec::new();
     let mut marks: Vec<(usize, String)> = Vec::new();
     let blocks = SECONDS * RATE as usize / BLOCK;
@@ -212,8 +214,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let peak = block.iter().fold(0.0f32, |m, &s| m.max(s.abs()));
         levels.push(peak);
         speeds.push(speed_at(t));
-        out.extend_from_slice(block);
     }
+    engine.stop_recording()?;
     let events: Vec<Event> = engine.drain_events().collect();
     let steals = events
         .iter()
@@ -221,8 +223,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .count();
     let ended = events.iter().filter(|e| e.is_terminal()).count();
 
-    std::fs::create_dir_all("out")?;
-    write_wav("out/cue_scene.wav", &out)?;
     std::fs::write(
         "out/cue_scene.svg",
         draw(&levels, (&speeds, &cutoffs), &marks),
@@ -238,21 +238,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         steps.join(", ")
     );
     println!("wrote out/cue_scene.wav and out/cue_scene.svg");
-    Ok(())
-}
-
-fn write_wav(path: &str, out: &[f32]) -> Result<(), Box<dyn std::error::Error>> {
-    let spec = hound::WavSpec {
-        channels: 2,
-        sample_rate: RATE,
-        bits_per_sample: 16,
-        sample_format: hound::SampleFormat::Int,
-    };
-    let mut w = hound::WavWriter::create(path, spec)?;
-    for &s in out {
-        w.write_sample((s.clamp(-1.0, 1.0) * 32_767.0) as i16)?;
-    }
-    w.finalize()?;
     Ok(())
 }
 
