@@ -21,7 +21,6 @@ use crate::error::EngineError;
 use crate::mixer::Mixer;
 use crate::protocol::stats::Counters;
 use crate::protocol::{Command, EngineId, TimedEvent};
-use crate::sound::SoundData;
 
 /// The game side of an engine: everything a [`Controller`] does, plus
 /// reading events and voice state. Lives where the game
@@ -176,13 +175,12 @@ impl Engine {
                 buses_made: 0,
                 bus_effects: Vec::new(),
                 bus_outputs: Vec::new(),
-                in_flight: Vec::new(),
-                prune_at: 16,
+                in_flight: super::game_state::KeepAlive::new(),
                 streams: stream_slots,
                 space: game_space,
                 picks: crate::cue::pick::Picks::new(settings.seed),
                 cues: crate::cue::plays::CuePlays::default(),
-                mods_in_flight: Vec::new(),
+                mods_in_flight: super::game_state::KeepAlive::new(),
                 params: Vec::new(),
                 mix: crate::snapshot::control::MixState::with_master(settings.master_gain),
             }),
@@ -247,7 +245,7 @@ impl Engine {
         let events = game.events.capacity().get() * size_of::<TimedEvent>();
         let backlog = game.backlog.capacity() * size_of::<TimedEvent>();
         let live = id_map_bytes::<PlayInfo>(game.live.capacity()) + game.retired.memory_bytes();
-        let sounds = game.in_flight.capacity() * size_of::<Arc<SoundData>>();
+        let sounds = game.in_flight.heap_bytes() + game.mods_in_flight.heap_bytes();
         let stream_errors = game
             .stream_events
             .as_ref()

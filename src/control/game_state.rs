@@ -45,8 +45,7 @@ pub(crate) struct GameState {
     pub(crate) bus_outputs: Vec<u16>,
     /// One reference to each sound that may be in flight, so the audio side
     /// never drops the last one.
-    pub(crate) in_flight: Vec<Arc<SoundData>>,
-    pub(crate) prune_at: usize,
+    pub(crate) in_flight: KeepAlive<SoundData>,
     /// Stream slots and the loader.
     pub(crate) streams: crate::stream::control::StreamSlots,
     /// The emitter table's cells, once a positioned play was made.
@@ -57,7 +56,7 @@ pub(crate) struct GameState {
     pub(crate) cues: CuePlays,
     /// One reference to each cue's parameter maps that may be in flight
     /// (as `in_flight` for sounds).
-    pub(crate) mods_in_flight: Vec<Arc<Mods>>,
+    pub(crate) mods_in_flight: KeepAlive<Mods>,
     /// The parameters made, by index: their names.
     pub(crate) params: Vec<String>,
     /// The mix as the game set it, and the snapshots over it.
@@ -77,7 +76,7 @@ impl GameState {
             if !self.cues.is_empty() {
                 // A layer's event is its play's, or none.
                 match self.cues.map(ev.event, engine, &mut self.space) {
-                    Mapped::Plain(e) | Mapped::Renamed(e) => ev.event = e,
+                    Mapped::Report(e) => ev.event = e,
                     Mapped::Held => continue,
                 }
             }
@@ -135,29 +134,62 @@ impl GameState {
 
     /// Keeps `sound` alive on the game side; drops sounds no voice holds.
     pub(crate) fn keep(&mut self, sound: &Arc<SoundData>) {
-        if !self.in_flight.iter().any(|s| Arc::ptr_eq(s, sound)) {
-            self.in_flight.push(Arc::clone(sound));
+        self.in_flight.keep(sound);
+    }
+
+    /// Keeps a cue's parameter maps alive on the game side, as a sound.
+    pub(crate) fn keep_mods(&mut self, mods: &Arc<Mods>) {
+        self.mods_in_flight.keep(mods);
+    }
+
+    /// Lets go of the sounds and maps nobody else holds.
+    pub(crate) fn prune(&mut self) {
+        self.in_flight.prune();
+        self.mods_in_flight.prune();
+    }
+}
+
+/// One reference to each value the audio side may hold (a sound, a cue's
+/// maps), so that it only ever drops a reference, never the last one.
+pub(crate) struct KeepAlive<T> {
+    items: Vec<Arc<T>>,
+    /// The length at which the next `keep` prunes (twice what was left
+    /// after the last prune: amortized O(1) per `keep`).
+    prune_at: usize,
+}
+
+impl<T> KeepAlive<T> {
+    pub(crate) fn new() -> KeepAlive<T> {
+        KeepAlive {
+            items: Vec::new(),
+            prune_at: 16,
         }
-        if self.in_flight.len() >= self.prune_at {
+    }
+
+    /// Keeps `x` (once); drops those nobody else holds now and then.
+    pub(crate) fn keep(&mut self, x: &Arc<T>) {
+        if !self.items.iter().any(|k| Arc::ptr_eq(k, x)) {
+            self.items.push(Arc::clone(x));
+        }
+        if self.items.len() >= self.prune_at {
             self.prune();
         }
     }
 
-    /// Keeps `mods` alive on the game side (as `keep` does a sound).
-    pub(crate) fn keep_mods(&mut self, mods: &Arc<Mods>) {
-        if !self.mods_in_flight.iter().any(|m| Arc::ptr_eq(m, mods)) {
-            if self.mods_in_flight.len() >= 16 {
-                self.mods_in_flight.retain(|m| Arc::strong_count(m) > 1);
-            }
-            self.mods_in_flight.push(Arc::clone(mods));
-        }
+    /// Lets go of those nobody else holds. Count 1: only this list holds
+    /// it; the audio side is done with it and can never get it back (it
+    /// only receives them from here, and a queued command holds a count).
+    pub(crate) fn prune(&mut self) {
+        self.items.retain(|k| Arc::strong_count(k) > 1);
+        self.prune_at = (self.items.len() * 2).max(16);
     }
 
-    /// Lets go of sounds nobody else holds. Count 1: only this list holds
-    /// it; the audio side is done with it and can never get it back (it
-    /// only receives sounds from here, and a queued command holds a count).
-    pub(crate) fn prune(&mut self) {
-        self.in_flight.retain(|s| Arc::strong_count(s) > 1);
-        self.prune_at = (self.in_flight.len() * 2).max(16);
+    #[cfg(feature = "hooks")]
+    pub(crate) fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.items.capacity() * std::mem::size_of::<Arc<T>>()
     }
 }

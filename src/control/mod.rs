@@ -387,6 +387,20 @@ impl Controller {
         self.send(cmd(wire))
     }
 
+    /// Whether the command queue has room for `n` more commands now
+    /// (under the game-state lock, where every command is sent, it keeps
+    /// it: the audio side only takes commands out); `QueueFull`, counted
+    /// as a dropped command, if not. For calls that send several commands
+    /// and must send all or none.
+    pub(crate) fn room_for(&self, n: usize) -> Result<(), PlayError> {
+        let commands = &self.shared.commands;
+        if commands.capacity().unwrap_or(usize::MAX) - commands.len() < n {
+            Counters::bump(&self.shared.counters.dropped_commands);
+            return Err(PlayError::QueueFull);
+        }
+        Ok(())
+    }
+
     /// Sends `cmd` to each voice of play `voice` with that voice's own
     /// scale (a cue's drawn level and pitch, which the game's values
     /// multiply), all or none; nothing for a stale or foreign handle.
@@ -410,11 +424,7 @@ impl Controller {
             .zip(&play.layers)
             .filter_map(|(id, l)| Some((id, l.as_ref()?.scale)))
             .collect();
-        let commands = &self.shared.commands;
-        if commands.capacity().unwrap_or(usize::MAX) - commands.len() < layers.len() {
-            Counters::bump(&self.shared.counters.dropped_commands);
-            return Err(PlayError::QueueFull);
-        }
+        self.room_for(layers.len())?;
         for (id, scale) in layers {
             self.send(cmd(id, scale))?;
         }

@@ -10,7 +10,6 @@ use crate::control::params::{PlayParams, MAX_VOLUME};
 use crate::control::Controller;
 use crate::error::PlayError;
 use crate::protocol::space::ValidEmitter;
-use crate::protocol::stats::Counters;
 use crate::protocol::{frames, Command, VoiceHandle, MAX_PITCH, MIN_PITCH, NO_EMITTER};
 use crate::space::Emitter;
 
@@ -98,11 +97,7 @@ impl Controller {
         let chosen = &chosen[..n];
         // Everything the voices need, checked before any is sent: a play
         // is sent whole or not at all.
-        let commands = &self.shared.commands;
-        if commands.capacity().unwrap_or(usize::MAX) - commands.len() < n {
-            Counters::bump(&self.shared.counters.dropped_commands);
-            return Err(PlayError::QueueFull);
-        }
+        self.room_for(n)?;
         let streamed = chosen
             .iter()
             .flatten()

@@ -73,9 +73,14 @@ pub(crate) struct Chosen<'a> {
 #[derive(Debug)]
 pub(crate) struct Picks {
     rng: Rng,
-    /// Each cue's state, with the cue (weakly: a cue dropped has its
-    /// state dropped, at the next clean-up).
-    states: IdMap<(Weak<CueData>, State)>,
+    states: States,
+}
+
+/// Each cue's state, with the cue (weakly: a cue dropped has its state
+/// dropped, at the next clean-up).
+#[derive(Debug, Default)]
+struct States {
+    by_cue: IdMap<(Weak<CueData>, State)>,
     /// States made since the last clean-up of dropped cues'.
     made: usize,
 }
@@ -84,15 +89,14 @@ impl Picks {
     pub(crate) fn new(seed: u64) -> Picks {
         Picks {
             rng: Rng::new(seed),
-            states: IdMap::default(),
-            made: 0,
+            states: States::default(),
         }
     }
 
     /// How many cues' states are kept (tests).
     #[cfg(test)]
     pub(crate) fn states(&self) -> usize {
-        self.states.len()
+        self.states.by_cue.len()
     }
 
     /// The voices a play of `cue` sounds, the cue's own first and then
@@ -141,25 +145,6 @@ impl Picks {
         }
     }
 
-    /// The state of `cue`, made by `new` if it has none yet.
-    fn state(&mut self, cue: &Cue, new: impl FnOnce() -> State) -> &mut State {
-        let id = cue.data().id;
-        if !self.states.contains_key(&id) {
-            // A game that builds a cue per play leaves a state per play:
-            // those of dropped cues go, now and then.
-            self.made += 1;
-            if self.made >= 64.max(self.states.len()) {
-                self.states.retain(|_, (cue, _)| cue.strong_count() > 0);
-                self.made = 0;
-            }
-        }
-        &mut self
-            .states
-            .entry(id)
-            .or_insert_with(|| (Arc::downgrade(cue.arc()), new()))
-            .1
-    }
-
     /// The index of the variation this play of `cue` sounds.
     fn variation(&mut self, cue: &Cue) -> usize {
         let d = cue.data();
@@ -178,7 +163,7 @@ impl Picks {
                 None => self.rng.below(n),
             },
             Pick::Sequence => {
-                let State::Sequence { next } = self.state(cue, || State::Sequence { next: 0 })
+                let State::Sequence { next } = self.states.get(cue, || State::Sequence { next: 0 })
                 else {
                     return 0;
                 };
@@ -192,13 +177,10 @@ impl Picks {
                     at: n,
                     last: None,
                 };
-                // (Taken out and put back: the generator is borrowed too.)
-                let mut state =
-                    std::mem::replace(self.state(cue, fresh), State::Sequence { next: 0 });
-                let State::Shuffle { bag, at, last } = &mut state else {
+                let rng = &mut self.rng;
+                let State::Shuffle { bag, at, last } = self.states.get(cue, fresh) else {
                     return 0;
                 };
-                let rng = &mut self.rng;
                 if *at >= bag.len() {
                     // Fisher-Yates.
                     for i in (1..bag.len()).rev() {
@@ -214,9 +196,7 @@ impl Picks {
                 let k = bag[*at];
                 *at += 1;
                 *last = Some(k);
-                let k = k as usize;
-                *self.state(cue, || State::Sequence { next: 0 }) = state;
-                k
+                k as usize
             }
         }
     }
@@ -237,5 +217,26 @@ impl Picks {
             return lo;
         }
         exp(a + self.rng.unit() * (b - a)) as f32
+    }
+}
+
+impl States {
+    /// The state of `cue`, made by `new` if it has none yet.
+    fn get(&mut self, cue: &Cue, new: impl FnOnce() -> State) -> &mut State {
+        let id = cue.data().id;
+        if !self.by_cue.contains_key(&id) {
+            // A game that builds a cue per play leaves a state per play:
+            // those of dropped cues go, now and then.
+            self.made += 1;
+            if self.made >= 64.max(self.by_cue.len()) {
+                self.by_cue.retain(|_, (cue, _)| cue.strong_count() > 0);
+                self.made = 0;
+            }
+        }
+        &mut self
+            .by_cue
+            .entry(id)
+            .or_insert_with(|| (Arc::downgrade(cue.arc()), new()))
+            .1
     }
 }

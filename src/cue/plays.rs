@@ -65,10 +65,8 @@ pub(crate) struct CuePlays {
 
 /// What becomes of an event from the audio side.
 pub(crate) enum Mapped {
-    /// Reported as it is (nothing of a layered play in it).
-    Plain(Event),
-    /// Reported with its voices renamed to their plays.
-    Renamed(Event),
+    /// Reported, with a layer's handle renamed to its play's.
+    Report(Event),
     /// Held back: a layer's, not the play's.
     Held,
 }
@@ -135,21 +133,21 @@ impl CuePlays {
             _ => None,
         };
         if victim.is_none() && by.is_none() {
-            return Mapped::Plain(event);
+            return Mapped::Report(event);
         }
         let renamed = event.map_voices(|v| self.play_of(v, engine));
         let Some((play_id, layer)) = victim.zip(event.voice().and_then(|v| v.id_in(engine))) else {
-            return Mapped::Renamed(renamed);
+            return Mapped::Report(renamed);
         };
         let Some(play) = self.plays.get_mut(&play_id) else {
-            return Mapped::Renamed(renamed);
+            return Mapped::Report(renamed);
         };
         match event {
             Event::Started { .. } => {
                 if std::mem::replace(&mut play.started, true) {
                     Mapped::Held
                 } else {
-                    Mapped::Renamed(renamed)
+                    Mapped::Report(renamed)
                 }
             }
             e if e.is_terminal() => {
@@ -168,9 +166,9 @@ impl CuePlays {
                 if let Some(play) = self.plays.remove(&play_id) {
                     space.let_go(play.cells.into_iter().filter(|&c| c != NO_EMITTER));
                 }
-                Mapped::Renamed(renamed)
+                Mapped::Report(renamed)
             }
-            _ => Mapped::Renamed(renamed),
+            _ => Mapped::Report(renamed),
         }
     }
 

@@ -15,7 +15,6 @@ use crate::control::params::{fade_frames, valid_master_volume, valid_volume};
 use crate::control::Controller;
 use crate::error::PlayError;
 use crate::protocol::bus::ParamChange;
-use crate::protocol::stats::Counters;
 use crate::protocol::{Command, MASTER_BUS};
 
 /// One value of the mix: a bus's volume, or a parameter of an effect
@@ -264,11 +263,9 @@ impl Controller {
             .iter()
             .filter_map(|&k| mix.value(k).map(|v| (k, v)))
             .collect();
-        let commands = &self.shared.commands;
-        if commands.capacity().unwrap_or(usize::MAX) - commands.len() < moves.len() {
+        if let Err(e) = self.room_for(moves.len()) {
             game.mix.started = was;
-            Counters::bump(&self.shared.counters.dropped_commands);
-            return Err(PlayError::QueueFull);
+            return Err(e);
         }
         let frames = fade_frames(fade, self.shared.rate);
         for (k, v) in moves {

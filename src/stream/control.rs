@@ -252,12 +252,7 @@ impl Controller {
             .zip(&play.layers)
             .filter_map(|(id, info)| Some((id, info.clone()?)))
             .collect();
-        if self.shared.commands.capacity().unwrap_or(usize::MAX) - self.shared.commands.len()
-            < layers.len()
-        {
-            Counters::bump(&self.shared.counters.dropped_commands);
-            return Err(PlayError::QueueFull);
-        }
+        self.room_for(layers.len())?;
         for (id, info) in &layers {
             self.seek_voice(&mut game, *id, info, position)?;
         }
