@@ -266,6 +266,10 @@ impl BusHandle {
         self.index
     }
 
+    pub(crate) fn engine(self) -> u32 {
+        self.engine
+    }
+
     /// Whether this is its engine's master bus.
     ///
     /// ```

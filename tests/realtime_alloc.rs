@@ -124,11 +124,20 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
                 voicepool::Target::LowPassHz,
                 voicepool::Curve::linear([(0.0, 300.0), (1.0, 12_000.0)]),
             )
-            .layer(voicepool::Cue::new([sounds[0].clone()]).map(
-                speed,
-                voicepool::Target::VolumeDb,
-                voicepool::Curve::linear([(0.0, -20.0), (50.0, 0.0)]),
-            )),
+            .layer(
+                voicepool::Cue::new([sounds[0].clone()])
+                    .map(
+                        speed,
+                        voicepool::Target::VolumeDb,
+                        voicepool::Curve::linear([(0.0, -20.0), (50.0, 0.0)]),
+                    )
+                    // Its send to the hall follows the load.
+                    .map(
+                        load,
+                        voicepool::Target::Send(hall),
+                        voicepool::Curve::linear([(0.0, 0.0), (1.0, 0.8)]),
+                    ),
+            ),
     ];
     let mut handles = Vec::new();
     let mut buf = vec![0.0f32; 2 * 1024];
@@ -199,6 +208,7 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
                 2 => p.bus(buses[i % 2]),
                 _ => p,
             };
+            let unsent = p;
             let p = match (i + j) % 7 {
                 0 => p.bus(vehicles).send(hall, 0.3),
                 1 => p.bus(world),
@@ -207,6 +217,8 @@ fn mixing_under_heavy_churn_allocates_and_frees_nothing() {
             };
             // Every sixth a cue, layered: its commands reach each layer.
             let play = match (i + j) % 6 {
+                // (A cue that maps a send to the hall sends nowhere else.)
+                5 if (i + j) % 7 == 2 => engine.play_cue(&cues[(i / 6 + j) % cues.len()], unsent),
                 5 => engine.play_cue(&cues[(i / 6 + j) % cues.len()], p),
                 _ => engine.play(s, p),
             };

@@ -163,11 +163,20 @@ fn offline_engine_churn_in_realtime_context() {
                                 voicepool::Target::LowPassHz,
                                 voicepool::Curve::linear([(0.0, 400.0), (100.0, 9_000.0)]),
                             )
-                            .layer(voicepool::Cue::new([s.clone()]).map(
-                                speed,
-                                voicepool::Target::VolumeDb,
-                                voicepool::Curve::linear([(0.0, -30.0), (100.0, 0.0)]),
-                            )),
+                            .layer(
+                                voicepool::Cue::new([s.clone()])
+                                    .map(
+                                        speed,
+                                        voicepool::Target::VolumeDb,
+                                        voicepool::Curve::linear([(0.0, -30.0), (100.0, 0.0)]),
+                                    )
+                                    // Its send to the hall follows the speed.
+                                    .map(
+                                        speed,
+                                        voicepool::Target::Send(hall),
+                                        voicepool::Curve::linear([(0.0, 0.0), (100.0, 0.9)]),
+                                    ),
+                            ),
                         p,
                     ),
                     3 => e.play_cue(

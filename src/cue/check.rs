@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::{CueData, MAX_CUE_DB, MIN_CUE_DB};
 use crate::error::PlayError;
-use crate::protocol::modulation::{Mods, ValidMap, MAX_MAPS};
+use crate::protocol::modulation::{Mods, TargetKind, ValidMap, MAX_MAPS};
 use crate::protocol::{MAX_PITCH, MIN_PITCH};
 
 /// Each voice's maps for cue `d` (see [`CueData::voice_mods`]).
@@ -33,6 +33,18 @@ fn merged(above: &[ValidMap], below: Option<&Mods>) -> Result<Option<Arc<Mods>>,
             name: "map",
             reason: "a voice follows at most MAX_CUE_MAPS (4) maps, its cue's and those above",
         });
+    }
+    let mut sends = all.iter().filter_map(|m| match m.target {
+        TargetKind::Send(b) => Some(b),
+        _ => None,
+    });
+    if let Some(first) = sends.next() {
+        if sends.any(|b| b != first) {
+            return Err(PlayError::Invalid {
+                name: "map",
+                reason: "a voice sends to one bus: its Send maps name one",
+            });
+        }
     }
     let mut maps = [*all[0]; MAX_MAPS];
     for (slot, m) in maps.iter_mut().zip(&all) {

@@ -9,8 +9,9 @@ use super::{Cue, MAX_CUE_VOICES};
 use crate::control::params::{PlayParams, MAX_VOLUME};
 use crate::control::Controller;
 use crate::error::PlayError;
+use crate::protocol::modulation::Mods;
 use crate::protocol::space::ValidEmitter;
-use crate::protocol::{frames, Command, VoiceHandle, MAX_PITCH, MIN_PITCH, NO_EMITTER};
+use crate::protocol::{frames, Command, SendTo, VoiceHandle, MAX_PITCH, MIN_PITCH, NO_EMITTER};
 use crate::space::Emitter;
 
 impl Controller {
@@ -59,6 +60,17 @@ impl Controller {
             return Err(PlayError::ForeignHandle);
         }
         let base = params.validate(self.shared.engine)?;
+        // A voice sends to one bus: its maps' (at the play's level, or
+        // at 1 if the play sends nowhere) or the play's.
+        let sent = d.voice_mods.iter().flatten().find_map(|m| m.send_bus());
+        if let Some(bus) = sent {
+            if base.send.is_some() && base.send.bus != bus {
+                return Err(PlayError::Invalid {
+                    name: "send",
+                    reason: "a cue that maps a send plays with no send to another bus",
+                });
+            }
+        }
         let mut game = self.game()?;
         let rate = self.shared.rate;
         let voice = |c: &Chosen<'_>, k: usize| {
@@ -69,6 +81,16 @@ impl Controller {
             params.offset = frames(c.delay, rate);
             params.layer = k.min(usize::from(u8::MAX)) as u8;
             let mods = d.voice_mods.get(k).cloned().flatten();
+            match mods.as_deref().and_then(Mods::send_bus) {
+                Some(bus) if !params.send.is_some() => {
+                    params.send = SendTo {
+                        bus,
+                        level: 1.0,
+                        step: 0.0,
+                    };
+                }
+                _ => {}
+            }
             if mods.is_some() && params.emitter.is_none() {
                 // Its maps are heard in a cell of its own, at its pan.
                 params.emitter = Some(ValidEmitter {

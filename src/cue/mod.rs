@@ -379,7 +379,12 @@ impl Cue {
     /// ```
     pub fn map(self, param: ParamHandle, target: Target, curve: Curve) -> Cue {
         self.with(|d| {
+            let bus = match target {
+                Target::Send(bus) => Some(bus.engine()),
+                _ => None,
+            };
             let checked = same_engine(&mut d.engine, Some(param.engine()))
+                .and_then(|()| same_engine(&mut d.engine, bus))
                 .and_then(|()| valid_map(param, target, &curve));
             match checked {
                 Ok(map) => d.maps.push(map),

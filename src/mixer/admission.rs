@@ -47,6 +47,8 @@ impl Mixer {
             .space
             .admit((params, mods), &mut self.direct, self.out_rate);
         self.glides.set(emitter, None); // (a cell's last play may have left one)
+        self.glides
+            .head_send(emitter, self.space.heard_send(emitter), 0);
         let voice = Voice::new(sound, &heard, self.out_rate, fade_in, delay, slot);
         let who = Identity {
             id,
@@ -63,7 +65,7 @@ impl Mixer {
             &self.buses,
             &self.streams,
             &voice,
-            (ahead, who.send),
+            (ahead, self.space.send_of(&who)),
             now,
         );
         let handle = VoiceHandle::new(self.engine, id);
@@ -90,7 +92,7 @@ impl Mixer {
                 buses,
                 streams,
                 v,
-                (space.ahead_of(who), who.send),
+                (space.ahead_of(who), space.send_of(who)),
                 now,
             )
         };
@@ -161,8 +163,11 @@ impl Mixer {
             let keep = voice.fork();
             if sounded {
                 voice.stop(self.steal_fade);
-                self.tails
-                    .push(voice, old.who.send, self.direct.get(old.who.emitter));
+                self.tails.push(
+                    voice,
+                    self.glides.send_of(old.who.emitter, old.who.send, 0),
+                    self.direct.get(old.who.emitter),
+                );
             }
             if self.park(old.who, keep, old.order, by).is_ok() {
                 self.virtualized(victim);
@@ -170,8 +175,11 @@ impl Mixer {
             }
         } else if sounded {
             voice.stop(self.steal_fade);
-            self.tails
-                .push(voice, old.who.send, self.direct.get(old.who.emitter));
+            self.tails.push(
+                voice,
+                self.glides.send_of(old.who.emitter, old.who.send, 0),
+                self.direct.get(old.who.emitter),
+            );
         }
         self.space.release(old.who.emitter);
         Counters::bump(&self.counters.steals);

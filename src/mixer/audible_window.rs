@@ -92,8 +92,11 @@ impl Mixer {
             let keep = voice.fork();
             if sounded {
                 voice.stop(self.steal_fade);
-                self.tails
-                    .push(voice, who.send, self.direct.get(who.emitter));
+                self.tails.push(
+                    voice,
+                    self.glides.send_of(who.emitter, who.send, 0),
+                    self.direct.get(who.emitter),
+                );
             }
             if self.park(who, keep, order, handle).is_ok() {
                 self.virtualized(handle);
@@ -101,8 +104,11 @@ impl Mixer {
             }
         } else if sounded {
             voice.stop(self.steal_fade);
-            self.tails
-                .push(voice, who.send, self.direct.get(who.emitter));
+            self.tails.push(
+                voice,
+                self.glides.send_of(who.emitter, who.send, 0),
+                self.direct.get(who.emitter),
+            );
         }
         self.space.release(who.emitter);
         Counters::bump(&self.counters.ended);

@@ -86,9 +86,13 @@ impl Mixer {
                         return Ran::One(shaped::render(lent, v, send, own, limit, n));
                     }
                     if send.is_some() {
-                        let ran = buses.render_sending(b, send.bus, send.level, limit, |l, r| {
-                            v.render(l, r, isa, streams)
-                        });
+                        let ran = buses.render_sending(
+                            b,
+                            send.bus,
+                            (send.level, send.step),
+                            limit,
+                            |l, r| v.render(l, r, isa, streams),
+                        );
                         return Ran::One(ran);
                     }
                     let (l, r) = buses.target(b);
@@ -105,6 +109,9 @@ impl Mixer {
             // A voice with its own low-pass or a doppler glide renders
             // apart (`shaped`), and never pairs.
             let mut run = |who: &Identity, v: &mut Voice, next: Option<(&Identity, &mut Voice)>| {
+                // (A send a parameter moves glides across the chunk.)
+                let send = glides.send_of(who.emitter, who.send, n);
+                glides.advance_send(who.emitter, n);
                 let is_shaped = |w: &Identity| {
                     w.emitter != NO_EMITTER
                         && (direct.is_on(w.emitter) || glides.pending(w.emitter))
@@ -117,11 +124,11 @@ impl Mixer {
                         Filter::Off
                     };
                     let own = (filter, glides.take(e));
-                    return render(v, who.send, Some(own), None, (&mut *direct, &mut *batch));
+                    return render(v, send, Some(own), None, (&mut *direct, &mut *batch));
                 }
                 let next = next.filter(|(w, _)| !is_shaped(w));
                 let next = next.map(|(w, x)| (w.send, x));
-                render(v, who.send, None, next, (&mut *direct, &mut *batch))
+                render(v, send, None, next, (&mut *direct, &mut *batch))
             };
             pool.run(&mut run, ahead, |who, sounded| {
                 let id = who.id;

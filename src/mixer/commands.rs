@@ -190,7 +190,7 @@ impl Mixer {
                     buses,
                     streams,
                     v,
-                    (space.ahead_of(who), who.send),
+                    (space.ahead_of(who), space.send_of(who)),
                     now,
                 )
             })
@@ -214,7 +214,11 @@ impl Mixer {
         let (ahead, send, emitter) = match self.pool.find(id) {
             Some(slot) => {
                 let who = self.pool.who(slot);
-                (self.space.ahead_of(&who), who.send, who.emitter)
+                (
+                    self.space.ahead_of(&who),
+                    self.space.send_of(&who),
+                    who.emitter,
+                )
             }
             None => (Ahead::STILL, crate::protocol::SendTo::NONE, NO_EMITTER),
         };

@@ -152,7 +152,7 @@ impl Mixer {
                     buses,
                     streams,
                     v,
-                    (space.ahead_of(who), who.send),
+                    (space.ahead_of(who), space.send_of(who)),
                     now,
                 )
             },

@@ -73,7 +73,7 @@ impl Batch {
             let pair = &mut self.buf[2 * k * BUS_FRAMES..2 * (k + 1) * BUS_FRAMES];
             let (l, r) = pair.split_at_mut(BUS_FRAMES);
             let (l, r) = (&mut l[..self.frames], &mut r[..self.frames]);
-            buses.add_pair(bus, send.is_some().then_some((send.bus, send.level)), l, r);
+            buses.add_pair(bus, send, l, r);
         }
         self.count = 0;
     }
@@ -111,10 +111,10 @@ pub(crate) fn render(
     } = lent;
     let b = v.bus();
     let (to, level) = if send.is_some() {
-        (send.bus, send.level)
+        (send.bus, (send.level, send.step))
     } else {
         // (Without a send: "sent" to its own bus at 0.)
-        (b, 0.0)
+        (b, (0.0, 0.0))
     };
     match filter {
         Filter::Cell(e) if limit == n && n <= BUS_FRAMES => {
@@ -161,7 +161,7 @@ pub(crate) fn render(
 #[inline]
 fn via_scratch(
     buses: &mut Buses,
-    (b, to, level, limit): (u16, u16, f32, usize),
+    (b, to, level, limit): (u16, u16, (f32, f32), usize),
     filter: Option<&mut DirectFilter>,
     render: impl FnOnce(&mut [f32], &mut [f32]) -> Option<usize>,
 ) -> Option<usize> {

@@ -41,7 +41,13 @@ impl Mixer {
             let ended = Self::catch_up(buses, v, clock, now);
             // A positioned voice ranks by where it is now, and will be.
             Self::hear_virtual((space, (&mut *filters, &mut *glides)), who, v, out_rate);
-            let level = level_of(&audibility, buses, v, space.ahead_of(who), who.send);
+            let level = level_of(
+                &audibility,
+                buses,
+                v,
+                space.ahead_of(who),
+                space.send_of(who),
+            );
             counters.publish_virtual_level(i, level.sqrt());
             // An end not reported yet keeps its frame.
             let new_end = match ended {

@@ -110,7 +110,7 @@ impl Mixer {
             &self.buses,
             &voice,
             self.space.ahead_of(&who),
-            who.send,
+            self.space.send_of(&who),
         );
         let parked = Parked {
             who,
@@ -209,7 +209,7 @@ impl Mixer {
         }
         let now = self.frame;
         let who = self.virtuals.who(i);
-        let (ahead, send) = (self.space.ahead_of(&who), who.send);
+        let (ahead, send) = (self.space.ahead_of(&who), self.space.send_of(&who));
         let (buses, space) = (&self.buses, &mut self.space);
         let Some((v, clock)) = self.virtuals.get_mut(i) else {
             return;
@@ -387,7 +387,7 @@ impl Mixer {
             &self.buses,
             &self.streams,
             &voice,
-            (self.space.ahead_of(&who), who.send),
+            (self.space.ahead_of(&who), self.space.send_of(&who)),
             now,
         );
         let handle = VoiceHandle::new(self.engine, who.id);

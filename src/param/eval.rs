@@ -1,7 +1,7 @@
 //! Parameters on the audio side: [`Params`], every parameter's value as a
 //! glide in output frames, and [`evaluate`], which turns a voice's maps and
-//! its own settings into a [`Modulation`]: a gain, a pitch factor and a
-//! cutoff that the space pass folds into what the listener hears of it
+//! its own settings into a [`Modulation`]: a gain, a pitch factor, a
+//! cutoff and a send level that the space pass folds into what the listener hears of it
 //! (`space::mix`), so that fades, stealing and virtual voices see them as
 //! they see distance.
 //!
@@ -71,12 +71,14 @@ pub(crate) struct Modulation {
     pub(crate) pitch: f32,
     /// Its low-pass cutoff, Hz ([`OPEN_HZ`]: none).
     pub(crate) cutoff: f32,
+    /// A factor on the level it sends at.
+    pub(crate) send: f32,
 }
 
 /// Voice maps `mods` at frame `now`, its own settings `own` taking the
 /// place of the global values where set.
 pub(crate) fn evaluate(mods: &Mods, own: &Own, params: &Params, now: u64) -> Modulation {
-    let (mut db, mut pitch, mut cutoff) = (0.0f32, 1.0f32, OPEN_HZ);
+    let (mut db, mut pitch, mut cutoff, mut send) = (0.0f32, 1.0f32, OPEN_HZ, 1.0f32);
     for (k, map) in mods.maps().iter().enumerate() {
         let x = if own.set & (1 << k) != 0 {
             own.glides[k].at(now)
@@ -88,6 +90,7 @@ pub(crate) fn evaluate(mods: &Mods, own: &Own, params: &Params, now: u64) -> Mod
             TargetKind::VolumeDb => db += y,
             TargetKind::Pitch => pitch *= y,
             TargetKind::LowPassHz => cutoff = cutoff.min(y),
+            TargetKind::Send(_) => send *= y,
         }
     }
     Modulation {
@@ -95,5 +98,7 @@ pub(crate) fn evaluate(mods: &Mods, own: &Own, params: &Params, now: u64) -> Mod
         gain: db_to_gain(db.clamp(MIN_CUE_DB, MAX_CUE_DB)),
         pitch,
         cutoff,
+        // (Each map's values are clamped; so is their product.)
+        send: send.min(crate::protocol::MAX_VOLUME),
     }
 }

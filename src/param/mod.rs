@@ -1,7 +1,7 @@
 //! Parameters: game values (a car's speed, the player's health) that
 //! drive what cues sound like. A cue maps a parameter ([`ParamHandle`])
-//! through a [`Curve`] to a [`Target`]: its volume in dB, its pitch or a
-//! low-pass on it. The game sets a parameter
+//! through a [`Curve`] to a [`Target`]: its volume in dB, its pitch, a
+//! low-pass on it or the level it sends to a bus at. The game sets a parameter
 //! for every play at once (`set_param`) or for one play (`set_play_param`),
 //! gliding over a time it gives.
 //!
@@ -55,6 +55,37 @@ pub enum Target {
     /// clamped to `limits::MIN_LOWPASS_HZ..=limits::OPEN_HZ` (20 kHz: no
     /// filter).
     LowPassHz,
+    /// The level (a linear gain, as [`crate::PlayParams::send`]'s) the
+    /// play sends to this bus at: a play of the cue sends there even if
+    /// its `PlayParams` name no send, and one whose `PlayParams` send to
+    /// the same bus has that level multiplied (several `Send` maps
+    /// multiply too). A play sends to one bus: maps naming two, or a
+    /// `PlayParams::send` to another bus, are an error naming `map` or
+    /// `send`. Values are clamped to `0..=limits::MAX_VOLUME`. What is
+    /// sent glides frame by frame, and stealing hears it: a voice heard
+    /// mostly through its send is worth less when its send is down.
+    ///
+    /// ```
+    /// use voicepool::{BusSettings, Cue, Curve, Effect, EngineSettings, OfflineEngine, PlayParams, Sound, Target};
+    /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let hall = engine.create_bus_with(BusSettings {
+    ///     effects: vec![Effect::Reverb { room: 0.8, damping: 0.3, wet: 1.0 }],
+    ///     ..Default::default()
+    /// })?;
+    /// let cave = engine.create_param("cave", 0.0)?; // 0 outdoors, 1 deep inside
+    /// let step = Sound::from_samples(1, 48_000, vec![0.5; 2_400])?;
+    /// let footstep = Cue::new([step])
+    ///     .map(cave, Target::Send(hall), Curve::linear([(0.0, 0.0), (1.0, 0.6)]));
+    /// engine.play_cue(&footstep, PlayParams::default())?; // outdoors: nothing sent
+    /// engine.render(9_600);
+    /// assert!(engine.render(480).iter().all(|&s| s == 0.0));
+    /// engine.set_param(cave, 1.0, std::time::Duration::ZERO)?;
+    /// engine.play_cue(&footstep, PlayParams::default())?;
+    /// engine.render(9_600);
+    /// assert!(engine.render(480).iter().any(|&s| s != 0.0)); // the hall rings on
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    Send(crate::BusHandle),
 }
 
 /// A piecewise-linear curve from a parameter's value (x) to its target's
@@ -160,6 +191,12 @@ impl Target {
             ),
             Target::Pitch => (TargetKind::Pitch, MIN_PITCH, MAX_PITCH, true),
             Target::LowPassHz => (TargetKind::LowPassHz, MIN_LOWPASS_HZ, OPEN_HZ, true),
+            Target::Send(bus) => (
+                TargetKind::Send(bus.index()),
+                0.0,
+                crate::protocol::MAX_VOLUME,
+                false,
+            ),
         }
     }
 }

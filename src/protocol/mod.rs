@@ -62,6 +62,9 @@ pub(crate) struct SendTo {
     /// The bus's index, or [`NO_SEND`].
     pub(crate) bus: u16,
     pub(crate) level: f32,
+    /// What the level moves by each frame of a render (0 but while a
+    /// parameter mapped to the send glides: `Target::Send`).
+    pub(crate) step: f32,
 }
 
 /// [`SendTo::bus`] of a play that sends nowhere.
@@ -74,6 +77,7 @@ impl SendTo {
     pub(crate) const NONE: SendTo = SendTo {
         bus: NO_SEND,
         level: 0.0,
+        step: 0.0,
     };
 
     pub(crate) fn is_some(&self) -> bool {
@@ -97,6 +101,8 @@ pub(crate) struct StreamTicket {
     pub(crate) epoch: u32,
 }
 
+/// Loudest volume accepted (linear gain, +12 dB).
+pub const MAX_VOLUME: f32 = 4.0;
 /// Lowest pitch factor accepted (six octaves down).
 pub const MIN_PITCH: f32 = 1.0 / 64.0;
 /// Highest pitch factor accepted (six octaves up).

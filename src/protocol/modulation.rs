@@ -23,6 +23,8 @@ pub(crate) enum TargetKind {
     Pitch,
     /// The cutoff of its low-pass, in Hz.
     LowPassHz,
+    /// The level it sends to this bus (by index) at.
+    Send(u16),
 }
 
 /// One checked map: a parameter's value through a curve to a target.
@@ -68,6 +70,14 @@ pub(crate) struct Mods {
 impl Mods {
     pub(crate) fn maps(&self) -> &[ValidMap] {
         &self.maps[..usize::from(self.n).min(MAX_MAPS)]
+    }
+
+    /// The bus its `Send` maps name (checked to be one), if any.
+    pub(crate) fn send_bus(&self) -> Option<u16> {
+        self.maps().iter().find_map(|m| match m.target {
+            TargetKind::Send(b) => Some(b),
+            _ => None,
+        })
     }
 }
 

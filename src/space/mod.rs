@@ -198,6 +198,7 @@ impl Emitter {
             doppler: 1.0,
             direct: 1.0,
             cutoff: OPEN_HZ,
+            send: 1.0,
         },
         seq: 0,
         fade_rest: 0,
@@ -221,6 +222,8 @@ pub(crate) struct Heard {
     pub(crate) pan: f32,
     /// The doppler pitch factor.
     pub(crate) doppler: f32,
+    /// A factor on the level it sends at (its `Send` maps').
+    pub(crate) send: f32,
 }
 
 /// `v` as a finite vector, or the error naming `name`.
@@ -355,6 +358,7 @@ pub(crate) fn hear(
             doppler: 1.0,
             direct,
             cutoff,
+            send: 1.0,
         };
     };
     let pan = dot(toward, listener.right).clamp(-1.0, 1.0);
@@ -378,6 +382,7 @@ pub(crate) fn hear(
         doppler,
         direct,
         cutoff,
+        send: 1.0,
     }
 }
 

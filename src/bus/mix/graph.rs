@@ -17,6 +17,7 @@ use crate::bus::effects::guard::{self, CEILING};
 use crate::bus::{BusSetup, ValidDuck};
 use crate::protocol::bus::ParamChange;
 use crate::protocol::EffectFault;
+use crate::protocol::SendTo;
 use crate::protocol::MASTER_BUS;
 use crate::sound::bands::BAND_HZ;
 
@@ -352,14 +353,14 @@ impl Buses {
     }
 
     /// Renders a voice on bus `b` that also sends to bus `send` at
-    /// `level`: `render` writes into a silent scratch pair (`frames`
-    /// frames), which is then added to both buses and left silent again.
-    /// Returns what `render` returned.
+    /// `level` (moving by `step` a frame: a send gliding): `render` writes
+    /// into a silent scratch pair (`frames` frames), which is then added
+    /// to both buses and left silent again. Returns what `render` returned.
     pub(crate) fn render_sending<T>(
         &mut self,
         b: u16,
         send: u16,
-        level: f32,
+        (level, step): (f32, f32),
         frames: usize,
         render: impl FnOnce(&mut [f32], &mut [f32]) -> T,
     ) -> T {
@@ -373,8 +374,8 @@ impl Buses {
             // Sent to its own bus: once, louder.
             let start = t * 2 * BUS_FRAMES;
             let (l, r) = self.buffers[start..start + 2 * BUS_FRAMES].split_at_mut(BUS_FRAMES);
-            add_and_clear(&mut l[..frames], sl, 1.0 + level);
-            add_and_clear(&mut r[..frames], sr, 1.0 + level);
+            add_ramp_and_clear(&mut l[..frames], sl, 1.0 + level, step);
+            add_ramp_and_clear(&mut r[..frames], sr, 1.0 + level, step);
             return ran;
         }
         // Both buses' buffers at once: one pass adds to each and clears.
@@ -386,6 +387,11 @@ impl Buses {
         let (ol, or) = own.split_at_mut(BUS_FRAMES);
         let (xl, xr) = sent.split_at_mut(BUS_FRAMES);
         for (scratch, bus, send_to) in [(sl, ol, xl), (sr, or, xr)] {
+            if step != 0.0 {
+                add_ramp(&mut send_to[..frames], scratch, level, step);
+                add_and_clear(&mut bus[..frames], scratch, 1.0);
+                continue;
+            }
             for ((x, o), y) in scratch
                 .iter_mut()
                 .zip(bus[..frames].iter_mut())
@@ -401,35 +407,26 @@ impl Buses {
 }
 
 impl Buses {
-    /// Adds a voice's rendered pair `l`, `r` to bus `b`, and times `level`
-    /// to bus `send` if given (as [`Buses::render_sending`] does with its
-    /// own scratch pair), and leaves the pair silent.
-    pub(crate) fn add_pair(
-        &mut self,
-        b: u16,
-        send: Option<(u16, f32)>,
-        l: &mut [f32],
-        r: &mut [f32],
-    ) {
+    /// Adds a voice's rendered pair `l`, `r` to bus `b`, and at its level
+    /// to bus `send` if it sends (as [`Buses::render_sending`] does with
+    /// its own scratch pair), and leaves the pair silent.
+    pub(crate) fn add_pair(&mut self, b: u16, send: SendTo, l: &mut [f32], r: &mut [f32]) {
         let n = l.len().min(r.len()).min(self.chunk);
         let (l, r) = (&mut l[..n], &mut r[..n]);
-        let mut own = 1.0;
-        if let Some((s, level)) = send {
-            if self.mark_used(s) == self.mark_used(b) {
+        let (mut own, mut step) = (1.0, 0.0);
+        if send.is_some() {
+            if self.mark_used(send.bus) == self.mark_used(b) {
                 // Sent to its own bus: once, louder.
-                own += level;
+                (own, step) = (1.0 + send.level, send.step);
             } else {
-                let (sl, sr) = self.target(s);
-                for (to, x) in [(sl, &*l), (sr, &*r)] {
-                    for (y, x) in to[..n].iter_mut().zip(x) {
-                        *y += *x * level;
-                    }
-                }
+                let (sl, sr) = self.target(send.bus);
+                add_ramp(sl, l, send.level, send.step);
+                add_ramp(sr, r, send.level, send.step);
             }
         }
         let (tl, tr) = self.target(b);
-        add_and_clear(&mut tl[..n], l, own);
-        add_and_clear(&mut tr[..n], r, own);
+        add_ramp_and_clear(&mut tl[..n], l, own, step);
+        add_ramp_and_clear(&mut tr[..n], r, own, step);
     }
 }
 
@@ -475,5 +472,29 @@ fn add_and_clear(out: &mut [f32], x: &mut [f32], gain: f32) {
     for (o, x) in out.iter_mut().zip(x.iter_mut()) {
         *o += *x * gain;
         *x = 0.0;
+    }
+}
+
+/// Adds `x` to `out` at a gain starting at `gain` and moving by `step`
+/// a frame, and leaves `x` silent (at a fixed gain if `step` is 0).
+fn add_ramp_and_clear(out: &mut [f32], x: &mut [f32], gain: f32, step: f32) {
+    if step == 0.0 {
+        return add_and_clear(out, x, gain);
+    }
+    add_ramp(out, x, gain, step);
+    x.fill(0.0);
+}
+
+/// Adds `x` to `out` at a gain starting at `gain` and moving by `step`
+/// a frame (computed from the frame's index: no drift).
+fn add_ramp(out: &mut [f32], x: &[f32], gain: f32, step: f32) {
+    if step == 0.0 {
+        for (o, x) in out.iter_mut().zip(x) {
+            *o += *x * gain;
+        }
+        return;
+    }
+    for (i, (o, x)) in out.iter_mut().zip(x).enumerate() {
+        *o += *x * (gain + step * i as f32);
     }
 }

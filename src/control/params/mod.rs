@@ -12,11 +12,9 @@ use crate::error::PlayError;
 use crate::protocol::{BusHandle, EngineId, GroupHandle, ValidParams, MASTER_BUS, NO_GROUP};
 use crate::space::{valid_vector, Spatial, ValidEmitter};
 
-/// Loudest volume accepted (linear gain, +12 dB).
-pub const MAX_VOLUME: f32 = 4.0;
 /// Volumes below this (-100 dB) are treated as exactly 0.
 pub const MIN_AUDIBLE_VOLUME: f32 = 1.0e-5;
-pub use crate::protocol::{MAX_PITCH, MIN_PITCH};
+pub use crate::protocol::{MAX_PITCH, MAX_VOLUME, MIN_PITCH};
 /// Longest fade accepted (fade-in, volume fades, stop fades, bus fades),
 /// in seconds.
 pub const MAX_FADE_SECONDS: f32 = 60.0;

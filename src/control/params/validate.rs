@@ -23,6 +23,7 @@ impl PlayParams {
             Some((b, level)) => crate::protocol::SendTo {
                 bus: b.index_in(engine).ok_or(PlayError::ForeignHandle)?,
                 level: finite("send level", level)?.clamp(0.0, MAX_VOLUME),
+                step: 0.0,
             },
             None => crate::protocol::SendTo::NONE,
         };

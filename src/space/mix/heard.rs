@@ -97,7 +97,8 @@ impl Ear<'_> {
     /// positioned play, its own pan alone for one that has a cell only
     /// for its maps; and its maps (`mods`) on top, folded in: their gain
     /// into the direct gain, their pitch into the doppler factor, their
-    /// cutoff into the lowest. Marks `x` heard now.
+    /// cutoff into the lowest, their send level as its own. Marks `x`
+    /// heard now.
     pub(super) fn hear(&self, x: &mut Emitter, mods: Option<&Mods>) -> Heard {
         let mut h = match x.at.fixed_pan {
             Some(pan) => Heard {
@@ -106,6 +107,7 @@ impl Ear<'_> {
                 cutoff: OPEN_HZ,
                 pan,
                 doppler: 1.0,
+                send: 1.0,
             },
             None => hear(&self.listener, &x.at, self.speed, self.air),
         };
@@ -115,6 +117,7 @@ impl Ear<'_> {
             h.direct *= m.gain;
             h.doppler *= m.pitch;
             h.cutoff = h.cutoff.min(m.cutoff);
+            h.send = m.send;
         }
         x.heard_at = self.now;
         x.own_changed = false;

@@ -27,7 +27,7 @@ use std::sync::Arc;
 
 use crate::param::eval::{evaluate, Params};
 use crate::protocol::modulation::Mods;
-use crate::protocol::ValidParams;
+use crate::protocol::{SendTo, ValidParams};
 use crate::protocol::{MAX_PITCH, MIN_PITCH};
 use crate::render::direct::{band_power, DirectFilters};
 use crate::render::glide::{StepGlide, StepGlides};
@@ -368,6 +368,7 @@ impl Space {
             voice.set_step(before);
         }
         glides.set(e, glide);
+        glides.head_send(e, x.heard.send, ramp);
     }
 
     /// Voice `voice` at cell `e` goes on with a fade a move cut at the end
@@ -407,6 +408,21 @@ impl Space {
         } else {
             self.ahead(who.emitter)
         }
+    }
+
+    /// The factor cell `e`'s maps put on its play's send level (1 for a
+    /// cell with no play or no `Send` map).
+    pub(crate) fn heard_send(&self, e: u32) -> f32 {
+        self.record(e).map_or(1.0, |x| x.heard.send)
+    }
+
+    /// Voice `who`'s send at the level it heads for, for ranking it.
+    pub(crate) fn send_of(&self, who: &Identity) -> SendTo {
+        let mut send = who.send;
+        if send.is_some() && who.emitter != NO_EMITTER {
+            send.level *= self.heard_send(who.emitter);
+        }
+        send
     }
 }
 
