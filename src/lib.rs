@@ -95,6 +95,8 @@
 pub mod alloc_check;
 pub mod limits;
 
+#[cfg(feature = "bank")]
+mod bank;
 #[cfg(feature = "hooks")]
 #[doc(hidden)]
 pub mod bench_support;
@@ -128,6 +130,9 @@ pub mod rtsan_selftest;
 mod compat;
 #[doc(hidden)]
 pub use compat::{command, effect, engine, params, settings, stats};
+
+#[cfg(feature = "bank")]
+pub use bank::{Bank, BankError, BankProblem, BankSource};
 #[doc(hidden)]
 pub use limits::DEVICE_NAME_BYTES;
 
@@ -181,6 +186,9 @@ pub mod guide {
     pub struct Space;
     #[doc = include_str!("../docs/guide/cues.md")]
     pub struct Cues;
+    #[cfg(feature = "bank")]
+    #[doc = include_str!("../docs/guide/banks.md")]
+    pub struct Banks;
     #[doc = include_str!("../docs/guide/streaming.md")]
     pub struct Streaming;
     #[doc = include_str!("../docs/guide/output.md")]

@@ -65,6 +65,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "cue/plays.rs",
             "param/control.rs",
             "snapshot/control.rs",
+            "bank/",
         ],
     ),
     ("output", &["output/"]),

@@ -18,6 +18,13 @@ macro_rules! controller_calls {
             fn play_cue(cue: &$crate::Cue, params: $crate::PlayParams) -> Result<$crate::VoiceHandle, $crate::PlayError>;
             /// Makes a parameter (a game value cues map to volume, pitch or a low-pass).
             fn create_param(name: &str, value: f32) -> Result<$crate::ParamHandle, $crate::PlayError>;
+            /// The parameter of this name, if the engine has made one.
+            fn param_named(name: &str) -> Option<$crate::ParamHandle>;
+            /// How many parameters the engine has made.
+            fn param_count() -> usize;
+            /// Reads a sound bank (cues, parameters, snapshots) and its sounds, and builds it.
+            #[cfg(feature = "bank")]
+            fn load_bank(path: impl AsRef<std::path::Path>, buses: &[(&str, $crate::BusHandle)]) -> Result<$crate::Bank, $crate::BankError>;
             /// Sets a parameter for every play mapping it, gliding over `glide`.
             fn set_param(param: $crate::ParamHandle, value: f32, glide: std::time::Duration) -> Result<(), $crate::PlayError>;
             /// Sets a parameter for one play alone, gliding over `glide`.
@@ -98,8 +105,9 @@ macro_rules! controller_calls {
             fn panic_next_stream_decode();
         }
     };
-    (@each $(#[doc = $doc:literal] fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
+    (@each $(#[doc = $doc:literal] $(#[cfg($cfg:meta)])? fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
         $(
+            $(#[cfg($cfg)])?
             #[doc = $doc]
             #[doc = ""]
             #[doc = concat!(

@@ -47,6 +47,37 @@ impl Controller {
         Ok(ParamHandle::new(self.shared.engine, index))
     }
 
+    /// The parameter named `name`, if this engine has made one (by
+    /// [`Controller::create_param`] or a sound bank).
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine};
+    /// let engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let speed = engine.create_param("speed", 0.0)?;
+    /// assert_eq!(engine.param_named("speed"), Some(speed));
+    /// assert_eq!(engine.param_named("sped"), None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn param_named(&self, name: &str) -> Option<ParamHandle> {
+        let game = self.game().ok()?;
+        let index = game.params.iter().position(|n| n == name)?;
+        Some(ParamHandle::new(self.shared.engine, index as u16))
+    }
+
+    /// How many parameters this engine has made (at most
+    /// [`crate::limits::MAX_PARAMS`]).
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine};
+    /// let engine = OfflineEngine::new(EngineSettings::default())?;
+    /// engine.create_param("speed", 0.0)?;
+    /// assert_eq!(engine.param_count(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn param_count(&self) -> usize {
+        self.game().map_or(0, |g| g.params.len())
+    }
+
     /// Sets parameter `param` for every play whose cue maps it (but those
     /// given their own value by [`Controller::set_play_param`]), gliding
     /// there linearly over `glide` (`Duration::ZERO`: at once); the plays'

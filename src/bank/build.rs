@@ -1,0 +1,388 @@
+//! A parsed bank built on an engine: every name resolved and every sound
+//! loaded first (each problem noted at its line), then the parameters
+//! made or found, the cues built field by field (a field the cue refuses
+//! is a problem at that field), and the snapshots made, only if nothing
+//! before went wrong.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use toml::Spanned;
+
+use super::format::{CueSpec, EffectParamSpec, MapSpec, PickSpec, SnapshotSpec, TargetSpec};
+use super::problems::Problems;
+use super::{Bank, BankError, BankSource};
+use crate::bus::EffectParam;
+use crate::control::Controller;
+use crate::cue::{Cue, Pick, MAX_CUE_DELAY};
+use crate::error::SoundError;
+use crate::handle::{BusHandle, ParamHandle};
+use crate::param::{Curve, Target};
+use crate::snapshot::Snapshot;
+use crate::sound::Sound;
+
+/// Calls `f` with every sound path `cue` and its layers name.
+pub(super) fn each_sound<'a>(cue: &'a CueSpec, f: &mut impl FnMut(&'a Spanned<String>)) {
+    cue.sounds.get_ref().iter().for_each(&mut *f);
+    for layer in &cue.layers {
+        each_sound(layer, f);
+    }
+}
+
+/// What building needs at hand.
+struct Builder<'a> {
+    source: &'a BankSource,
+    problems: Problems<'a>,
+    sounds: BTreeMap<PathBuf, Sound>,
+    params: BTreeMap<String, ParamHandle>,
+    buses: &'a dyn Fn(&str) -> Option<BusHandle>,
+    master: BusHandle,
+}
+
+pub(super) fn build(
+    source: &BankSource,
+    engine: &Controller,
+    load: &mut dyn FnMut(&Path) -> Result<Sound, SoundError>,
+    buses: &dyn Fn(&str) -> Option<BusHandle>,
+) -> Result<Bank, BankError> {
+    let mut b = Builder {
+        source,
+        problems: Problems::new(&source.file, &source.text),
+        sounds: BTreeMap::new(),
+        params: BTreeMap::new(),
+        buses,
+        master: engine.master_bus(),
+    };
+    let spec = &source.spec;
+    // Every sound, once each.
+    for (name, cue) in &spec.cues {
+        b.load_sounds(&format!("cues.{name}"), cue, load);
+    }
+    // Every name a map or a snapshot gives resolves.
+    for (name, cue) in &spec.cues {
+        b.check_names(&format!("cues.{name}"), cue, engine);
+    }
+    for (name, snap) in &spec.snapshots {
+        b.snapshot(name, snap);
+    }
+    let new_params = spec
+        .params
+        .keys()
+        .filter(|n| engine.param_named(n).is_none())
+        .count();
+    if engine.param_count() + new_params > crate::param::MAX_PARAMS {
+        if let Some((name, v)) = spec.params.iter().next() {
+            b.problems.at(
+                v.span().start,
+                format!("params.{name}"),
+                format!(
+                    "more parameters than an engine holds ({})",
+                    crate::param::MAX_PARAMS
+                ),
+            );
+        }
+    }
+    if !b.problems.is_empty() {
+        return Err(b.problems.into_error().expect("problems"));
+    }
+    // Parameters: found by name, or made at their first value.
+    for (name, value) in &spec.params {
+        let made = match engine.param_named(name) {
+            Some(p) => Ok(p),
+            None => engine.create_param(name, *value.get_ref()),
+        };
+        match made {
+            Ok(p) => {
+                b.params.insert(name.clone(), p);
+            }
+            Err(e) => b
+                .problems
+                .at(value.span().start, format!("params.{name}"), e.to_string()),
+        }
+    }
+    // Maps may name parameters the engine has that the bank does not
+    // declare.
+    let mut cues = BTreeMap::new();
+    for (name, cue) in &spec.cues {
+        if let Some(c) = b.cue(&format!("cues.{name}"), cue, engine) {
+            cues.insert(name.clone(), c);
+        }
+    }
+    if !b.problems.is_empty() {
+        return Err(b.problems.into_error().expect("problems"));
+    }
+    let mut snapshots = BTreeMap::new();
+    for (name, snap) in &spec.snapshots {
+        if let Some(made) = b.snapshot(name, snap) {
+            match engine.create_snapshot(made) {
+                Ok(h) => {
+                    snapshots.insert(name.clone(), h);
+                }
+                Err(e) => {
+                    let at = first_span(snap).unwrap_or(0);
+                    b.problems
+                        .at(at, format!("snapshots.{name}"), e.to_string());
+                }
+            }
+        }
+    }
+    if let Some(e) = b.problems.into_error() {
+        return Err(e);
+    }
+    let params = spec
+        .params
+        .keys()
+        .filter_map(|n| Some((n.clone(), b.params.get(n).copied()?)))
+        .collect();
+    Ok(Bank {
+        file: source.file.clone(),
+        cues,
+        params,
+        snapshots,
+    })
+}
+
+/// Where a snapshot's first value is written.
+fn first_span(s: &SnapshotSpec) -> Option<usize> {
+    let volumes = s.bus_volumes.values().map(|v| v.span().start);
+    let effects = s.effect_params.iter().map(|e| e.bus.span().start);
+    volumes.chain(effects).min()
+}
+
+impl Builder<'_> {
+    fn load_sounds(
+        &mut self,
+        field: &str,
+        cue: &CueSpec,
+        load: &mut dyn FnMut(&Path) -> Result<Sound, SoundError>,
+    ) {
+        if cue.sounds.get_ref().is_empty() {
+            self.problems.at(
+                cue.sounds.span().start,
+                format!("{field}.sounds"),
+                "a cue needs at least one sound".to_owned(),
+            );
+        }
+        for (k, s) in cue.sounds.get_ref().iter().enumerate() {
+            let path = self.source.resolve(s.get_ref());
+            if self.sounds.contains_key(&path) {
+                continue;
+            }
+            match load(&path) {
+                Ok(sound) => {
+                    self.sounds.insert(path, sound);
+                }
+                Err(e) => self.problems.at(
+                    s.span().start,
+                    format!("{field}.sounds[{k}]"),
+                    e.to_string(),
+                ),
+            }
+        }
+        for (k, layer) in cue.layers.iter().enumerate() {
+            self.load_sounds(&format!("{field}.layers[{k}]"), layer, load);
+        }
+    }
+
+    fn check_names(&mut self, field: &str, cue: &CueSpec, engine: &Controller) {
+        for (k, m) in cue.maps.iter().enumerate() {
+            let field = format!("{field}.maps[{k}]");
+            let name = m.param.get_ref();
+            if !self.source.spec.params.contains_key(name) && engine.param_named(name).is_none() {
+                self.problems.at(
+                    m.param.span().start,
+                    format!("{field}.param"),
+                    format!("no parameter named \"{name}\" (declare it under [params])"),
+                );
+            }
+            match (m.target.get_ref(), &m.bus) {
+                (TargetSpec::Send, None) => self.problems.at(
+                    m.target.span().start,
+                    format!("{field}.bus"),
+                    "a send map names its bus".to_owned(),
+                ),
+                (TargetSpec::Send, Some(bus)) => {
+                    self.bus(bus, &format!("{field}.bus"));
+                }
+                (_, Some(bus)) => self.problems.at(
+                    bus.span().start,
+                    format!("{field}.bus"),
+                    "only a send map names a bus".to_owned(),
+                ),
+                (_, None) => {}
+            }
+        }
+        for (k, layer) in cue.layers.iter().enumerate() {
+            self.check_names(&format!("{field}.layers[{k}]"), layer, engine);
+        }
+    }
+
+    /// Bus `name`, or a problem at it.
+    fn bus(&mut self, name: &Spanned<String>, field: &str) -> Option<BusHandle> {
+        let n = name.get_ref();
+        let found = (self.buses)(n).or((n == "master").then_some(self.master));
+        if found.is_none() {
+            self.problems.at(
+                name.span().start,
+                field.to_owned(),
+                format!("no bus named \"{n}\" was given to the bank"),
+            );
+        }
+        found
+    }
+
+    /// Cue `spec` built, each field checked as it is applied.
+    fn cue(&mut self, field: &str, spec: &CueSpec, engine: &Controller) -> Option<Cue> {
+        let takes = spec.sounds.get_ref().iter().filter_map(|s| {
+            let path = self.source.resolve(s.get_ref());
+            self.sounds.get(&path).cloned()
+        });
+        let mut cue = Cue::new(takes.collect::<Vec<_>>());
+        let mut ok = true;
+        let mut step = |cue: &mut Cue, at: usize, name: &str, f: &dyn Fn(Cue) -> Cue| {
+            let next = f(cue.clone());
+            match next.check() {
+                Ok(()) => *cue = next,
+                Err(e) => {
+                    self.problems
+                        .at(at, format!("{field}.{name}"), e.to_string());
+                    ok = false;
+                }
+            }
+        };
+        if let Some(p) = &spec.pick {
+            let pick = match p.get_ref() {
+                PickSpec::Shuffle => Pick::Shuffle,
+                PickSpec::Random => Pick::Random,
+                PickSpec::Sequence => Pick::Sequence,
+            };
+            step(&mut cue, p.span().start, "pick", &|c| c.pick(pick));
+        }
+        if let Some(w) = &spec.weights {
+            step(&mut cue, w.span().start, "weights", &|c| {
+                c.weights(w.get_ref().iter().copied())
+            });
+        }
+        if let Some(r) = &spec.pitch_range {
+            let [lo, hi] = *r.get_ref();
+            step(&mut cue, r.span().start, "pitch_range", &|c| {
+                c.pitch_range(lo..=hi)
+            });
+        }
+        if let Some(r) = &spec.volume_range_db {
+            let [lo, hi] = *r.get_ref();
+            step(&mut cue, r.span().start, "volume_range_db", &|c| {
+                c.volume_range_db(lo..=hi)
+            });
+        }
+        if spec.looping {
+            cue = cue.looping(true);
+        }
+        if let Some(d) = &spec.delay_ms {
+            let ms = *d.get_ref();
+            if ms.is_finite() && (0.0..=MAX_CUE_DELAY.as_secs_f64() * 1e3).contains(&ms) {
+                let delay = Duration::from_secs_f64(ms / 1e3);
+                step(&mut cue, d.span().start, "delay_ms", &|c| c.delay(delay));
+            } else {
+                self.problems.at(
+                    d.span().start,
+                    format!("{field}.delay_ms"),
+                    format!("a delay from 0 to {} ms", MAX_CUE_DELAY.as_millis()),
+                );
+                ok = false;
+            }
+        }
+        for (k, m) in spec.maps.iter().enumerate() {
+            let Some((param, target)) = self.map_ends(m, engine) else {
+                ok = false;
+                continue;
+            };
+            let curve = Curve::linear(m.curve.get_ref().iter().map(|&[x, y]| (x, y)));
+            let at = m.curve.span().start;
+            let mut failed = None;
+            let next = cue.clone().map(param, target, curve);
+            if let Err(e) = next.check() {
+                failed = Some(e);
+            } else {
+                cue = next;
+            }
+            if let Some(e) = failed {
+                self.problems
+                    .at(at, format!("{field}.maps[{k}].curve"), e.to_string());
+                ok = false;
+            }
+        }
+        for (k, layer) in spec.layers.iter().enumerate() {
+            let name = format!("{field}.layers[{k}]");
+            match self.cue(&name, layer, engine) {
+                Some(l) => {
+                    let next = cue.clone().layer(l);
+                    match next.check() {
+                        Ok(()) => cue = next,
+                        Err(e) => {
+                            let at = layer.sounds.span().start;
+                            self.problems.at(at, name, e.to_string());
+                            ok = false;
+                        }
+                    }
+                }
+                None => ok = false,
+            }
+        }
+        ok.then_some(cue)
+    }
+
+    /// Map `m`'s parameter and target (names resolved already).
+    fn map_ends(&mut self, m: &MapSpec, engine: &Controller) -> Option<(ParamHandle, Target)> {
+        let name = m.param.get_ref();
+        let param = self
+            .params
+            .get(name)
+            .copied()
+            .or_else(|| engine.param_named(name))?;
+        let target = match m.target.get_ref() {
+            TargetSpec::VolumeDb => Target::VolumeDb,
+            TargetSpec::Pitch => Target::Pitch,
+            TargetSpec::LowPassHz => Target::LowPassHz,
+            TargetSpec::Send => Target::Send(self.bus(m.bus.as_ref()?, "bus")?),
+        };
+        Some((param, target))
+    }
+
+    /// Snapshot `spec` (its buses resolved, or a problem at each).
+    fn snapshot(&mut self, name: &str, spec: &SnapshotSpec) -> Option<Snapshot> {
+        let mut snap = Snapshot::new();
+        let mut ok = true;
+        for (bus, volume) in &spec.bus_volumes {
+            let field = format!("snapshots.{name}.bus_volumes.{bus}");
+            match (self.buses)(bus).or((bus == "master").then_some(self.master)) {
+                Some(b) => snap = snap.bus_volume(b, *volume.get_ref()),
+                None => {
+                    self.problems.at(
+                        volume.span().start,
+                        field,
+                        format!("no bus named \"{bus}\" was given to the bank"),
+                    );
+                    ok = false;
+                }
+            }
+        }
+        for (k, e) in spec.effect_params.iter().enumerate() {
+            let field = format!("snapshots.{name}.effect_params[{k}].bus");
+            let Some(bus) = self.bus(&e.bus, &field) else {
+                ok = false;
+                continue;
+            };
+            let v = *e.value.get_ref();
+            let param = match e.param.get_ref() {
+                EffectParamSpec::CutoffHz => EffectParam::CutoffHz(v),
+                EffectParamSpec::Wet => EffectParam::Wet(v),
+                EffectParamSpec::Room => EffectParam::Room(v),
+                EffectParamSpec::Damping => EffectParam::Damping(v),
+            };
+            snap = snap.effect_param(bus, *e.effect.get_ref(), param);
+        }
+        ok.then_some(snap)
+    }
+}
