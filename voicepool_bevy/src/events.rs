@@ -119,6 +119,8 @@ pub enum RejectReason {
     UnknownBus(String),
     /// No group has the label it asked for.
     UnknownGroup(String),
+    /// Its sound bank has no cue of the name it asked for.
+    UnknownCue(String),
     /// voicepool refused the play (a bad parameter, the engine stopped).
     Play(PlayError),
 }
@@ -140,6 +142,7 @@ impl std::fmt::Display for RejectReason {
             RejectReason::Stopped => f.write_str("stopped before its sound loaded"),
             RejectReason::UnknownBus(label) => write!(f, "no bus is labelled `{label}`"),
             RejectReason::UnknownGroup(label) => write!(f, "no group is labelled `{label}`"),
+            RejectReason::UnknownCue(name) => write!(f, "its sound bank has no cue `{name}`"),
             RejectReason::Play(e) => write!(f, "{e}"),
         }
     }

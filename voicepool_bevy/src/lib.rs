@@ -65,6 +65,7 @@
 #![warn(missing_docs)]
 
 pub mod asset;
+pub mod bank;
 mod control;
 mod events;
 mod label;
@@ -74,6 +75,7 @@ mod plugin;
 mod space;
 
 pub use asset::{SoundAsset, SoundLoadError, SoundLoadErrorKind, SoundLoader, SoundLoaderSettings};
+pub use bank::{BankAsset, BankLoadError, BankLoader, SoundBanks};
 pub use control::{ControlError, Voicepool, VoicepoolEngine};
 pub use events::{
     RejectReason, SoundEnded, SoundEvent, SoundRejected, SoundResumed, SoundStarted, SoundStolen,
@@ -98,15 +100,15 @@ pub use voicepool;
 /// ```
 pub mod prelude {
     pub use crate::{
-        AsLabel, AudioOutput, ControlError, OfflineOutput, OnEnd, PlayingVoice, RejectReason,
-        RenderedAudio, SoundAsset, SoundEnded, SoundEvent, SoundLabel, SoundListener,
-        SoundLoaderSettings, SoundOcclusion, SoundPlayer, SoundRejected, SoundResumed,
-        SoundStarted, SoundStolen, SoundVelocity, SoundVirtualized, Voicepool, VoicepoolEngine,
-        VoicepoolEvent, VoicepoolPlugin, VoicepoolSystems,
+        AsLabel, AudioOutput, BankAsset, ControlError, OfflineOutput, OnEnd, PlayingVoice,
+        RejectReason, RenderedAudio, SoundAsset, SoundBanks, SoundEnded, SoundEvent, SoundLabel,
+        SoundListener, SoundLoaderSettings, SoundOcclusion, SoundPlayer, SoundRejected,
+        SoundResumed, SoundStarted, SoundStolen, SoundVelocity, SoundVirtualized, Voicepool,
+        VoicepoolEngine, VoicepoolEvent, VoicepoolPlugin, VoicepoolSystems,
     };
     pub use voicepool::{
-        BusSettings, Cone, Cue, DistanceModel, Duck, Effect, EngineSettings, GroupSettings,
-        Occlusion, Pick, PlayParams, Sound, Spatial, StealPolicy,
+        Bank, BusSettings, Cone, Cue, Curve, DistanceModel, Duck, Effect, EngineSettings,
+        GroupSettings, Occlusion, Pick, PlayParams, Snapshot, Sound, Spatial, StealPolicy, Target,
     };
 }
 

@@ -15,6 +15,7 @@ use bevy_transform::components::GlobalTransform;
 use voicepool::{PlayError, PlayParams, VoiceHandle};
 
 use crate::asset::SoundAsset;
+use crate::bank::{BankAsset, SoundBanks};
 use crate::control::{Owner, VoicepoolEngine};
 use crate::events::{RejectReason, SoundEvent};
 
@@ -65,8 +66,12 @@ use crate::events::{RejectReason, SoundEvent};
 #[reflect(Component, Debug)]
 #[component(on_insert = player_inserted, on_discard = player_discarded)]
 pub struct SoundPlayer {
-    /// The sound.
+    /// The sound (unused when `cue` names one).
     pub sound: Handle<SoundAsset>,
+    /// A cue of a sound bank to play instead, by name (see
+    /// [`SoundPlayer::cue`]).
+    #[reflect(ignore)]
+    pub cue: Option<(Handle<BankAsset>, Cow<'static, str>)>,
     /// voicepool's play parameters. A bus, group or send given by label
     /// below replaces the one set here; an emitter's position replaces any
     /// set here.
@@ -121,12 +126,35 @@ impl SoundPlayer {
     pub fn new(sound: Handle<SoundAsset>) -> SoundPlayer {
         SoundPlayer {
             sound,
+            cue: None,
             params: PlayParams::default(),
             bus: None,
             group: None,
             send: None,
             on_end: OnEnd::Despawn,
             spatial: true,
+        }
+    }
+
+    /// Plays the cue `name` of a sound bank (a `*.bank.toml` asset), once
+    /// the bank has loaded and built ([`crate::SoundBanks`]), with default
+    /// parameters. A cue play is one play whatever its layers (one
+    /// [`PlayingVoice`], one end). A bank that failed to load or build, or
+    /// that has no cue of this name, is a rejection
+    /// ([`RejectReason::AssetFailed`], [`RejectReason::UnknownCue`]). A
+    /// bank loaded again (hot reloading) plays its new version from the
+    /// next play on.
+    ///
+    /// ```
+    /// # use bevy_asset::Handle;
+    /// # use voicepool_bevy::SoundPlayer;
+    /// let step = SoundPlayer::cue(Handle::default(), "footstep");
+    /// assert_eq!(step.cue.as_ref().map(|(_, name)| name.as_ref()), Some("footstep"));
+    /// ```
+    pub fn cue(bank: Handle<BankAsset>, name: impl Into<Cow<'static, str>>) -> SoundPlayer {
+        SoundPlayer {
+            cue: Some((bank, name.into())),
+            ..SoundPlayer::new(Handle::default())
         }
     }
 
@@ -276,6 +304,7 @@ pub(crate) fn start_players(
     mut commands: Commands,
     mut engine: ResMut<VoicepoolEngine>,
     sounds: Res<Assets<SoundAsset>>,
+    banks: Res<SoundBanks>,
     asset_server: Option<Res<AssetServer>>,
     players: Query<
         (Entity, &SoundPlayer, Option<&GlobalTransform>),
@@ -284,66 +313,127 @@ pub(crate) fn start_players(
     mut events: MessageWriter<SoundEvent>,
 ) {
     for (entity, player, transform) in &players {
-        let Some(sound) = sounds.get(&player.sound) else {
-            // Failed, or neither loaded nor loading (a default handle, an
-            // asset removed): it would wait for ever.
-            let state = asset_server
-                .as_ref()
-                .map_or(LoadState::NotLoaded, |server| {
-                    server.load_state(&player.sound)
-                });
-            let error = match state {
-                LoadState::Failed(e) => e.to_string(),
-                LoadState::NotLoaded => String::new(),
-                _ => continue, // still loading
-            };
-            let path = player
-                .sound
-                .path()
-                .map_or_else(String::new, ToString::to_string);
-            reject(
+        let what = match &player.cue {
+            Some((bank, name)) => match banks.get(bank) {
+                Some(built) => match built.cue(name) {
+                    Some(cue) => What::Cue(cue),
+                    None => {
+                        let reason = RejectReason::UnknownCue(name.to_string());
+                        reject(&mut commands, &mut events, entity, player.on_end, reason);
+                        continue;
+                    }
+                },
+                None => {
+                    let state = asset_server
+                        .as_ref()
+                        .map_or(LoadState::NotLoaded, |server| server.load_state(bank));
+                    let error = match (state, banks.error(bank)) {
+                        (_, Some(e)) => e.to_string(),
+                        (LoadState::Failed(e), _) => e.to_string(),
+                        (LoadState::NotLoaded, _) => String::new(),
+                        _ => continue, // still loading or building
+                    };
+                    let path = bank.path().map_or_else(String::new, ToString::to_string);
+                    let reason = RejectReason::AssetFailed { path, error };
+                    reject(&mut commands, &mut events, entity, player.on_end, reason);
+                    continue;
+                }
+            },
+            None => match sounds.get(&player.sound) {
+                Some(sound) => What::Sound(sound.sound()),
+                None => What::Missing,
+            },
+        };
+        let What::Missing = what else {
+            start(
                 &mut commands,
+                &mut engine,
                 &mut events,
-                entity,
-                player.on_end,
-                RejectReason::AssetFailed { path, error },
+                (entity, player, transform),
+                what,
             );
             continue;
         };
-        let params = match resolve(&engine, player, transform) {
-            Ok(params) => params,
-            Err(reason) => {
-                reject(&mut commands, &mut events, entity, player.on_end, reason);
-                continue;
-            }
+        // Failed, or neither loaded nor loading (a default handle, an
+        // asset removed): it would wait for ever.
+        let state = asset_server
+            .as_ref()
+            .map_or(LoadState::NotLoaded, |server| {
+                server.load_state(&player.sound)
+            });
+        let error = match state {
+            LoadState::Failed(e) => e.to_string(),
+            LoadState::NotLoaded => String::new(),
+            _ => continue, // still loading
         };
-        match engine.backend.play(sound.sound(), params) {
-            Ok(voice) => {
-                engine.owners.insert(
-                    voice,
-                    Owner {
-                        entity,
-                        attached: true,
-                        on_end: player.on_end,
-                    },
-                );
-                let turns = params.get_spatial().cone.is_some();
-                let placed = (transform.is_some() && player.spatial)
-                    .then(|| params.get_position())
-                    .flatten()
-                    .map(|p| (bevy_math::Vec3::new(p.x, p.y, p.z), turns));
-                commands.queue(move |world: &mut World| playing(world, entity, voice, placed));
-            }
-            // The audio side is behind: try again next update.
-            Err(PlayError::QueueFull) => {}
-            Err(e) => reject(
-                &mut commands,
-                &mut events,
-                entity,
-                player.on_end,
-                RejectReason::Play(e),
-            ),
+        let path = player
+            .sound
+            .path()
+            .map_or_else(String::new, ToString::to_string);
+        reject(
+            &mut commands,
+            &mut events,
+            entity,
+            player.on_end,
+            RejectReason::AssetFailed { path, error },
+        );
+    }
+}
+
+/// What a player plays.
+enum What<'a> {
+    Sound(&'a voicepool::Sound),
+    Cue(&'a voicepool::Cue),
+    /// Its sound is not loaded.
+    Missing,
+}
+
+/// Starts `player`'s play of `what`, or rejects it.
+fn start(
+    commands: &mut Commands,
+    engine: &mut VoicepoolEngine,
+    events: &mut MessageWriter<SoundEvent>,
+    (entity, player, transform): (Entity, &SoundPlayer, Option<&GlobalTransform>),
+    what: What<'_>,
+) {
+    let params = match resolve(engine, player, transform) {
+        Ok(params) => params,
+        Err(reason) => {
+            reject(commands, events, entity, player.on_end, reason);
+            return;
         }
+    };
+    let played = match what {
+        What::Sound(sound) => engine.backend.play(sound, params),
+        What::Cue(cue) => engine.backend.play_cue(cue, params),
+        What::Missing => return,
+    };
+    match played {
+        Ok(voice) => {
+            engine.owners.insert(
+                voice,
+                Owner {
+                    entity,
+                    attached: true,
+                    on_end: player.on_end,
+                },
+            );
+            let turns = params.get_spatial().cone.is_some();
+            let placed = (transform.is_some() && player.spatial)
+                .then(|| params.get_position())
+                .flatten()
+                .map(|p| (bevy_math::Vec3::new(p.x, p.y, p.z), turns));
+            commands.queue(move |world: &mut World| playing(world, entity, voice, placed));
+        }
+        // The audio side is behind: try again next update.
+        Err(PlayError::QueueFull) => {}
+        Err(e) => reject(
+            commands,
+            events,
+            entity,
+            player.on_end,
+            RejectReason::Play(e),
+        ),
     }
 }
 

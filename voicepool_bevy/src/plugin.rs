@@ -319,6 +319,7 @@ impl Plugin for VoicepoolPlugin {
             .add_systems(
                 PostUpdate,
                 (
+                    crate::bank::build_banks,
                     start_players,
                     (move_emitters, move_listener, occlude_emitters),
                     render,
@@ -359,7 +360,10 @@ fn register_assets(app: &mut App) {
     app.init_asset::<SoundAsset>()
         .register_asset_loader(SoundLoader {
             asset_folder: FileAssetReader::get_base_path().join(asset_folder),
-        });
+        })
+        .init_asset::<crate::bank::BankAsset>()
+        .register_asset_loader(crate::bank::BankLoader)
+        .init_resource::<crate::bank::SoundBanks>();
 }
 
 fn render(

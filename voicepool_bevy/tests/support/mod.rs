@@ -38,11 +38,18 @@ impl Drop for TempDir {
 /// An app with assets from `assets` (a folder), transforms, and the plugin
 /// rendering `FRAMES` per update.
 pub fn app(assets: &Path, plugin: VoicepoolPlugin) -> App {
+    app_watching(assets, plugin, false)
+}
+
+/// [`app`], watching its asset folder for changes if `watch` (hot
+/// reloading).
+pub fn app_watching(assets: &Path, plugin: VoicepoolPlugin, watch: bool) -> App {
     let mut app = App::new();
     app.add_plugins((
         TaskPoolPlugin::default(),
         AssetPlugin {
             file_path: assets.to_string_lossy().into_owned(),
+            watch_for_changes_override: Some(watch),
             ..Default::default()
         },
         TransformPlugin,
