@@ -2,7 +2,8 @@
 # Installs the system packages voicepool's build, demo and tests need on a
 # fresh Debian/Ubuntu machine. Safe to run again: it installs only what is missing.
 set -euo pipefail
-packages=(libasound2-dev pkg-config sox lame)
+# nodejs: the WebAssembly build's render runs under Node (scripts/wasm_scene.sh).
+packages=(libasound2-dev pkg-config sox lame nodejs)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

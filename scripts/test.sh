@@ -9,6 +9,7 @@ bash scripts/setup.sh
 cargo fmt --all --check
 cargo clippy --all-targets -- -D warnings
 cargo clippy -p voicepool-demo --all-targets -- -D warnings
+cargo clippy -p voicepool-wasm-scene --all-targets -- -D warnings
 cargo test --all-targets
 cargo test --doc
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
@@ -36,6 +37,11 @@ if ! [ "${steals:-0}" -ge 20 ] || ! [ "${steals:-0}" -le 100 ] || ! awk -v r="${
   echo "test.sh: the wisps example should steal 20 to 100 voices and not be silent (stolen ${steals:-?}, rms ${rms:-?})" >&2
   exit 1
 fi
+# The mixer in WebAssembly: a scripted scene rendered offline in a
+# wasm32-unknown-unknown build, under Node, gives the same bits as the
+# native render (scripts/wasm_scene.sh; Rust 1.97.1's wasm32 standard
+# library and wasm-ld from the chroot above; about a minute).
+bash scripts/wasm_scene.sh
 # The JACK tests (tests/jack.rs, feature `jack`): a paced dummy device that
 # is killed and restarted under a running engine, and a short spell storm on
 # busy cores. They need jackd and libjack (Debian: jackd2,

@@ -94,6 +94,7 @@
 
 pub mod alloc_check;
 pub mod limits;
+mod math;
 
 #[cfg(feature = "bank")]
 mod bank;

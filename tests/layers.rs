@@ -13,7 +13,13 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(&str, &[&str])] = &[
     (
         "leaf",
-        &["error.rs", "simd.rs", "prefault.rs", "alloc_check.rs"],
+        &[
+            "error.rs",
+            "simd.rs",
+            "prefault.rs",
+            "alloc_check.rs",
+            "math.rs",
+        ],
     ),
     ("handles", &["handle.rs"]),
     (

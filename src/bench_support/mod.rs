@@ -18,6 +18,7 @@ use std::sync::Arc;
 use crate::control::params::PlayParams;
 use crate::control::settings::EngineSettings;
 use crate::control::Engine;
+use crate::math::Libm;
 use crate::mixer::Mixer;
 use crate::output::offline::OfflineEngine;
 use crate::protocol::VoiceHandle;
@@ -37,7 +38,7 @@ pub fn sine_sounds(rate: u32) -> Vec<Sound> {
         .map(|k| {
             let f = 110.0 * (k + 1) as f32;
             let s: Vec<f32> = (0..rate)
-                .map(|i| 0.5 * (TAU * f * i as f32 / rate as f32).sin())
+                .map(|i| 0.5 * (TAU * f * i as f32 / rate as f32).lm_sin())
                 .collect();
             Sound::from_samples(1, rate, s).expect("valid sine")
         })
@@ -53,7 +54,7 @@ pub fn stereo_sine_sounds(rate: u32) -> Vec<Sound> {
             let s: Vec<f32> = (0..rate)
                 .flat_map(|i| {
                     let t = TAU * i as f32 / rate as f32;
-                    [0.5 * (f * t).sin(), 0.5 * (1.5 * f * t).sin()]
+                    [0.5 * (f * t).lm_sin(), 0.5 * (1.5 * f * t).lm_sin()]
                 })
                 .collect();
             Sound::from_samples(2, rate, s).expect("valid sine")
@@ -74,7 +75,7 @@ pub fn distinct_sounds(count: usize, rate: u32) -> Vec<Sound> {
             let s: Vec<f32> = (0..frames)
                 .map(|i| {
                     let t = TAU * i as f32 / rate as f32;
-                    0.3 * (f * t).sin() + 0.2 * (g * t).sin()
+                    0.3 * (f * t).lm_sin() + 0.2 * (g * t).lm_sin()
                 })
                 .collect();
             Sound::from_samples(1, rate, s).expect("valid sound")

@@ -2,6 +2,7 @@
 //! measured on.
 
 use super::*;
+use crate::math::Libm;
 
 /// Workload W (the peer workload every mixing figure is measured on), through the public API: `voices` voices, each
 /// looping one of eight one-second mono sounds at `rate` Hz, mixed to
@@ -28,7 +29,8 @@ pub struct Workload {
 /// 2 to 40 m away), and its velocity (across the line of sight).
 fn spot(i: usize) -> ([f32; 3], [f32; 3]) {
     let radius = 2.0 + (i * 37 % 39) as f32;
-    let (s, c) = (i as f32 * 0.7).sin_cos();
+    let a = i as f32 * 0.7;
+    let (s, c) = (a.lm_sin(), a.lm_cos());
     ([radius * c, 0.0, radius * s], [-10.0 * s, 0.0, 10.0 * c])
 }
 
@@ -336,7 +338,9 @@ impl Workload {
         if self.turning {
             let a = self.tick as f32 * 0.05;
             for &h in &self.handles {
-                let _ = self.engine.set_orientation(h, [a.cos(), 0.0, a.sin()]);
+                let _ = self
+                    .engine
+                    .set_orientation(h, [a.lm_cos(), 0.0, a.lm_sin()]);
             }
         }
         if self.walking {

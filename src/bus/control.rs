@@ -15,6 +15,7 @@ use crate::bus::{
 use crate::control::params::{fade_frames, valid_master_volume, valid_volume};
 use crate::control::Controller;
 use crate::error::{finite, PlayError};
+use crate::math::Libm;
 use crate::protocol::bus::ParamChange;
 use crate::protocol::{BusHandle, Command, MASTER_BUS};
 
@@ -118,7 +119,7 @@ impl Controller {
                 let amount = finite("amount_db", d.amount_db)?.clamp(-96.0, 0.0);
                 Some(ValidDuck {
                     by,
-                    floor: 10f32.powf(amount / 20.0),
+                    floor: 10f32.lm_powf(amount / 20.0),
                     attack: fade_frames(d.attack.min(MAX_TIME), rate),
                     release: fade_frames(d.release.min(MAX_TIME), rate),
                 })

@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use crate::error::PlayError;
 use crate::handle::{ParamHandle, MAX_LAYERS};
+use crate::math::Libm;
 use crate::param::{valid_map, Curve, Target};
 use crate::protocol::modulation::{Mods, ValidMap};
 use crate::sound::Sound;
@@ -258,7 +259,7 @@ impl Cue {
         self.with(|d| match valid_pitch_range(lo, hi) {
             Ok(p) => {
                 d.pitch = p;
-                d.pitch_ln = (f64::from(p.0).ln(), f64::from(p.1).ln());
+                d.pitch_ln = (f64::from(p.0).lm_ln(), f64::from(p.1).lm_ln());
             }
             Err(e) => Cue::fail(d, e),
         })

@@ -10,6 +10,7 @@
 use ringbuf::traits::Observer;
 
 use super::{Mixer, COMEBACK_WINDOW_DB};
+use crate::math::Libm;
 use crate::protocol::stats::Counters;
 use crate::protocol::{Event, VoiceHandle};
 
@@ -35,7 +36,7 @@ impl Window {
     /// The window of `db` decibels (clamped to its range by the game side)
     /// at `rate` Hz.
     pub(crate) fn new(db: f32, rate: u32) -> Window {
-        let ratio = |db: f32| 10f32.powf(-db / 10.0);
+        let ratio = |db: f32| 10f32.lm_powf(-db / 10.0);
         Window {
             floor: ratio(db),
             back: ratio((db - COMEBACK_WINDOW_DB).max(0.0)),

@@ -13,6 +13,7 @@ pub const LIMITER_THRESHOLD: f32 = 0.9;
 /// Writes `out[2k] = soft_limit(l[k] * gain)`, `out[2k + 1] = soft_limit(r[k] * gain)`
 /// for every frame `k` that `l`, `r` and `out` all hold, and sets those
 /// frames of `l` and `r` to 0.
+#[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
 pub(crate) fn interleave_limited(
     l: &mut [f32],
     r: &mut [f32],

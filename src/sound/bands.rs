@@ -9,6 +9,8 @@
 //! less what the one below passes. Coarse by design (a filter's slope
 //! blurs the edges); the layout leaves room for finer bands per window.
 
+use crate::math::Libm;
+
 /// The bands' representative frequencies, in Hz (a filter's response is
 /// read there).
 pub(crate) const BAND_HZ: [f32; 4] = [125.0, 500.0, 2_000.0, 8_000.0];
@@ -86,7 +88,7 @@ struct LowPass {
 impl LowPass {
     fn new(hz: f32, rate: u32) -> LowPass {
         let hz = hz.min(rate as f32 * 0.45);
-        let g = (std::f32::consts::PI * hz / rate as f32).tan();
+        let g = (std::f32::consts::PI * hz / rate as f32).lm_tan();
         let k = std::f32::consts::SQRT_2;
         let a1 = 1.0 / (1.0 + g * (g + k));
         LowPass {
@@ -112,7 +114,7 @@ mod tests {
 
     fn sine(hz: f32) -> Vec<f32> {
         (0..48_000)
-            .map(|i| (i as f32 * hz * std::f32::consts::TAU / 48_000.0).sin())
+            .map(|i| (i as f32 * hz * std::f32::consts::TAU / 48_000.0).lm_sin())
             .collect()
     }
 

@@ -18,6 +18,8 @@
 //! covers twice the sound in the same time), so fixed look-ahead tables would
 //! not do.
 
+use crate::math::Libm;
+
 /// One analysis window: 5 ms.
 pub(crate) const WINDOW_SECONDS: f64 = 0.005;
 
@@ -317,9 +319,9 @@ impl KWeighting {
         let f0 = 1_681.974_450_955_533;
         let gain_db = 3.999_843_853_973_347;
         let q = 0.707_175_236_955_419_6;
-        let k = (std::f64::consts::PI * f0 / rate).tan();
-        let vh = 10f64.powf(gain_db / 20.0);
-        let vb = vh.powf(0.499_666_774_154_541_6);
+        let k = (std::f64::consts::PI * f0 / rate).lm_tan();
+        let vh = 10f64.lm_powf(gain_db / 20.0);
+        let vb = vh.lm_powf(0.499_666_774_154_541_6);
         let a0 = 1.0 + k / q + k * k;
         let shelf = Biquad {
             b: [
@@ -334,7 +336,7 @@ impl KWeighting {
         // Stage 2: the "RLB" high-pass.
         let f0 = 38.135_470_876_024_44;
         let q = 0.500_327_037_323_877_3;
-        let k = (std::f64::consts::PI * f0 / rate).tan();
+        let k = (std::f64::consts::PI * f0 / rate).lm_tan();
         let a0 = 1.0 + k / q + k * k;
         let high_pass = Biquad {
             b: [1.0, -2.0, 1.0],
@@ -361,7 +363,7 @@ mod tests {
     /// at 48 kHz (window 240 frames).
     fn measure(amp: f32, loud: usize, quiet: usize) -> Loudness {
         let mut s: Vec<f32> = (0..loud)
-            .map(|i| amp * (i as f32 * std::f32::consts::TAU / 48.0).sin())
+            .map(|i| amp * (i as f32 * std::f32::consts::TAU / 48.0).lm_sin())
             .collect();
         s.resize(loud + quiet, 0.0);
         Loudness::measure(&s, 1, 48_000)

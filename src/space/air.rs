@@ -6,6 +6,7 @@
 //! made, and only read on the audio side.
 
 use crate::error::{finite, PlayError};
+use crate::math::Libm;
 use crate::protocol::space::OPEN_HZ;
 use crate::space::direct::MIN_LOWPASS_HZ;
 
@@ -41,18 +42,19 @@ fn air_at(hz: f64, rh: f64) -> f64 {
     const T: f64 = 293.15;
     const T0: f64 = 293.15;
     const T01: f64 = 273.16;
-    let c = -6.8346 * (T01 / T).powf(1.261) + 4.6151;
-    let h = rh * 10f64.powf(c); // molar concentration of water vapour, %
+    let c = -6.8346 * (T01 / T).lm_powf(1.261) + 4.6151;
+    let h = rh * 10f64.lm_powf(c); // molar concentration of water vapour, %
     let fr_o = 24.0 + 4.04e4 * h * (0.02 + h) / (0.391 + h);
     let tr = T / T0;
-    let fr_n = tr.powf(-0.5) * (9.0 + 280.0 * h * (-4.170 * (tr.powf(-1.0 / 3.0) - 1.0)).exp());
+    let fr_n =
+        tr.lm_powf(-0.5) * (9.0 + 280.0 * h * (-4.170 * (tr.lm_powf(-1.0 / 3.0) - 1.0)).lm_exp());
     let f2 = hz * hz;
     8.686
         * f2
         * (1.84e-11 * tr.sqrt()
-            + tr.powf(-2.5)
-                * (0.01275 * (-2239.1 / T).exp() / (fr_o + f2 / fr_o)
-                    + 0.1068 * (-3352.0 / T).exp() / (fr_n + f2 / fr_n)))
+            + tr.lm_powf(-2.5)
+                * (0.01275 * (-2239.1 / T).lm_exp() / (fr_o + f2 / fr_o)
+                    + 0.1068 * (-3352.0 / T).lm_exp() / (fr_n + f2 / fr_n)))
 }
 
 /// Per metre of air path (times the play's air factor), the cutoff of the
@@ -102,7 +104,7 @@ impl AirTable {
         // the rate), and the air's loss per metre at each.
         // (Each with its warped frequency, for the filter's response.)
         let freqs: Vec<(f64, f64)> = (0..=60)
-            .map(|k| 20.0 * 2f64.powf(f64::from(k) / 6.0))
+            .map(|k| 20.0 * 2f64.lm_powf(f64::from(k) / 6.0))
             .filter(|&f| f <= 16_000.0 && f <= 0.45 * rate)
             .map(|f| (warped(f, rate), air_db_per_metre(f)))
             .collect();
@@ -111,7 +113,7 @@ impl AirTable {
             return AirTable { hz };
         };
         for (k, h) in hz.iter_mut().enumerate() {
-            let metres = 2f64.powf(k as f64 / f64::from(STEPS));
+            let metres = 2f64.lm_powf(k as f64 / f64::from(STEPS));
             if lowest * metres > FITTED_DB {
                 *h = MIN_LOWPASS_HZ;
                 continue;
@@ -130,17 +132,17 @@ impl AirTable {
                     .fold(0.0, f64::max)
             };
             // Golden-section search in log frequency.
-            let (mut lo, mut hi) = (f64::from(MIN_LOWPASS_HZ).ln(), 40_000f64.ln());
+            let (mut lo, mut hi) = (f64::from(MIN_LOWPASS_HZ).lm_ln(), 40_000f64.lm_ln());
             for _ in 0..32 {
                 let a = lo + (hi - lo) * 0.382;
                 let b = lo + (hi - lo) * 0.618;
-                if worst(a.exp()) < worst(b.exp()) {
+                if worst(a.lm_exp()) < worst(b.lm_exp()) {
                     hi = b;
                 } else {
                     lo = a;
                 }
             }
-            *h = (lo.exp() as f32).clamp(MIN_LOWPASS_HZ, OPEN_HZ);
+            *h = (lo.lm_exp() as f32).clamp(MIN_LOWPASS_HZ, OPEN_HZ);
         }
         AirTable { hz }
     }
@@ -150,13 +152,13 @@ impl AirTable {
         if metres.is_nan() || metres <= 1.0 {
             return self.hz[0];
         }
-        let x = metres.log2() * STEPS;
+        let x = metres.lm_log2() * STEPS;
         let k = (x as usize).min(AIR_POINTS);
         let (Some(&a), Some(&b)) = (self.hz.get(k), self.hz.get(k + 1)) else {
             return self.hz[AIR_POINTS - 1];
         };
         let t = x - k as f32;
-        a * (b / a).powf(t)
+        a * (b / a).lm_powf(t)
     }
 }
 
@@ -170,12 +172,12 @@ fn lowpass_db(fc: f64, f: f64, rate: f64) -> f64 {
 /// `hz` warped as the bilinear transform does at `rate` (as the filter
 /// does it: at most 0.45 of the rate).
 fn warped(hz: f64, rate: f64) -> f64 {
-    (std::f64::consts::PI * hz.min(0.45 * rate) / rate).tan()
+    (std::f64::consts::PI * hz.min(0.45 * rate) / rate).lm_tan()
 }
 
 /// The Butterworth low-pass's loss (dB) at `x` times its (warped) cutoff.
 fn loss_db(x: f64) -> f64 {
-    10.0 * (1.0 + x * x * x * x).log10()
+    10.0 * (1.0 + x * x * x * x).lm_log10()
 }
 
 #[cfg(test)]
@@ -196,7 +198,7 @@ mod tests {
             (9, 76.6),
         ];
         for (n, want) in table {
-            let hz = 1_000.0 * 10f64.powf(f64::from(n) / 10.0);
+            let hz = 1_000.0 * 10f64.lm_powf(f64::from(n) / 10.0);
             let got = air_at(hz, 70.0) * 1_000.0;
             assert!(
                 (got - want).abs() <= 0.051 + 0.01 * want,
@@ -228,7 +230,7 @@ mod tests {
                 let within = within + loose;
                 let fc = f64::from(t.cutoff(metres));
                 for k in 0..=54 {
-                    let f = 20.0 * 2f64.powf(f64::from(k) / 6.0);
+                    let f = 20.0 * 2f64.lm_powf(f64::from(k) / 6.0);
                     let air = air_db_per_metre(f) * f64::from(metres);
                     if air <= FITTED_DB && f <= 0.45 * f64::from(rate) {
                         let off = (lowpass_db(fc, f, f64::from(rate)) - air).abs();

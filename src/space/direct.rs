@@ -11,6 +11,7 @@
 //! the listener moves). Nothing here allocates, locks or panics.
 
 use crate::error::{finite, PlayError};
+use crate::math::Libm;
 use crate::protocol::space::{ValidCone, ValidOcclusion, Vec3, OPEN_HZ};
 use crate::space::air::AirTable;
 
@@ -169,7 +170,7 @@ impl ValidCone {
     /// cosine of the angle between where the emitter faces and where the
     /// listener is from it).
     pub(crate) fn shape(&self, cos_theta: f32) -> (f32, f32) {
-        let theta = cos_theta.clamp(-1.0, 1.0).acos();
+        let theta = cos_theta.clamp(-1.0, 1.0).lm_acos();
         if theta <= self.inner {
             return (1.0, OPEN_HZ);
         }
@@ -178,7 +179,7 @@ impl ValidCone {
         }
         let t = (theta - self.inner) / (self.outer - self.inner);
         let gain = 1.0 + (self.outer_gain - 1.0) * t;
-        let hz = OPEN_HZ * (self.outer_lowpass_hz / OPEN_HZ).powf(t);
+        let hz = OPEN_HZ * (self.outer_lowpass_hz / OPEN_HZ).lm_powf(t);
         (gain, hz)
     }
 }

@@ -8,6 +8,7 @@ pub(crate) mod direct;
 pub(crate) mod mix;
 pub(crate) mod positions;
 
+use crate::math::Libm;
 use crate::protocol::modulation::Own;
 pub use crate::protocol::space::OPEN_HZ;
 use air::AirTable;
@@ -309,7 +310,7 @@ impl ValidSpatial {
             // (The share of the range first: no overflow at any distance.)
             DistanceModel::Linear if max > min => 1.0 - r * ((d - min) / (max - min)),
             DistanceModel::Linear => 1.0,
-            DistanceModel::Exponential => (d / min).powf(-r),
+            DistanceModel::Exponential => (d / min).lm_powf(-r),
             DistanceModel::None => 1.0,
         };
         if g.is_finite() {

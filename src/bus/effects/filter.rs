@@ -12,6 +12,7 @@
 //! [`Effect::HighPass`]: crate::Effect::HighPass
 
 use crate::bus::{max_cutoff, CustomEffect, EffectParam, MIN_CUTOFF};
+use crate::math::Libm;
 
 /// Frames between coefficient updates while the cutoff glides.
 const COEFF_FRAMES: usize = 16;
@@ -71,7 +72,7 @@ impl Filter {
     fn coefficients(&mut self) {
         // (Always within range: a stable filter whatever arrived.)
         self.cutoff = self.cutoff.clamp(MIN_CUTOFF, max_cutoff(self.rate as u32));
-        let g = (std::f32::consts::PI * self.cutoff / self.rate).tan();
+        let g = (std::f32::consts::PI * self.cutoff / self.rate).lm_tan();
         let a1 = 1.0 / (1.0 + g * (g + K));
         let a2 = g * a1;
         self.a = [a1, a2, g * a2];
@@ -90,7 +91,7 @@ impl Filter {
     fn power_at(&self, hz: f32) -> f32 {
         // The analog prototype at the target cutoff: 1 / (1 + (f/fc)^4)
         // for the low-pass, mirrored for the high-pass.
-        let x = (hz / self.target).powi(4);
+        let x = (hz / self.target).lm_powi(4);
         match self.pass {
             Pass::Low => 1.0 / (1.0 + x),
             Pass::High => x / (1.0 + x),
@@ -123,7 +124,7 @@ impl Filter {
         }
         let share = f64::from(done) / f64::from(self.frames);
         let ratio = f64::from(self.target) / f64::from(self.from);
-        (f64::from(self.from) * ratio.powf(share)) as f32
+        (f64::from(self.from) * ratio.lm_powf(share)) as f32
     }
 
     /// Flushes what decays toward denormals to zero, and starts afresh

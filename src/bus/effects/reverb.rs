@@ -17,6 +17,7 @@ use crate::bus::mix::peak_of_both;
 use crate::bus::{CustomEffect, EffectParam};
 
 use super::guard::CEILING;
+use crate::math::Libm;
 use crate::render::ramp::Ramp;
 
 const LINES: usize = 8;
@@ -89,13 +90,13 @@ impl Reverb {
 
     /// Seconds to fall 60 dB for `room`: 0.3 s to 4 s, evenly in ratio.
     fn decay_time(room: f32) -> f32 {
-        0.3 * (4.0f32 / 0.3).powf(room)
+        0.3 * (4.0f32 / 0.3).lm_powf(room)
     }
 
     fn decay(&mut self) {
         let t60 = Self::decay_time(self.room.value) * self.rate;
         for (g, &l) in self.feedback.iter_mut().zip(&self.len) {
-            *g = 10f32.powf(-3.0 * l as f32 / t60);
+            *g = 10f32.lm_powf(-3.0 * l as f32 / t60);
         }
     }
 

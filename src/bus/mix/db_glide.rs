@@ -3,6 +3,7 @@
 //! will be at its end. Real-time code, under the contract in [`super`].
 
 use super::Buses;
+use crate::math::Libm;
 
 /// A glide from `from` to `to` (gains, both above 0) linear in dB over
 /// `frames`, `done` of them gone.
@@ -18,7 +19,7 @@ impl DbGlide {
     /// The gain `done` frames in: `from * (to / from)^(done / frames)`.
     fn at(&self, done: u32) -> f32 {
         let t = (done.min(self.frames) as f32) / self.frames.max(1) as f32;
-        let db = 20.0 * (self.from.log10() + t * (self.to / self.from).log10());
+        let db = 20.0 * (self.from.lm_log10() + t * (self.to / self.from).lm_log10());
         crate::protocol::modulation::db_to_gain(db)
     }
 }

@@ -15,6 +15,7 @@
 use super::{Bus, Buses, BUS_FRAMES};
 use crate::bus::effects::guard::{self, CEILING};
 use crate::bus::{BusSetup, ValidDuck};
+use crate::math::Libm;
 use crate::protocol::bus::ParamChange;
 use crate::protocol::EffectFault;
 use crate::protocol::SendTo;
@@ -38,8 +39,8 @@ impl DuckState {
     /// The gain after `n` more frames, heading down (by the attack) while
     /// `sounding`, else up (by the release), evenly in dB.
     fn next(&self, sounding: bool, n: usize) -> f32 {
-        let floor_db = 20.0 * self.duck.floor.max(1e-6).log10();
-        let now_db = 20.0 * self.gain.max(1e-6).log10();
+        let floor_db = 20.0 * self.duck.floor.max(1e-6).lm_log10();
+        let now_db = 20.0 * self.gain.max(1e-6).lm_log10();
         let (target, frames) = if sounding {
             (floor_db, self.duck.attack)
         } else {
@@ -61,7 +62,7 @@ impl DuckState {
         } else if db <= floor_db {
             self.duck.floor
         } else {
-            10f32.powf(db / 20.0)
+            10f32.lm_powf(db / 20.0)
         }
     }
 }

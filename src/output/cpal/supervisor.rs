@@ -42,6 +42,7 @@ pub(super) const LAST_RETRY: Duration = Duration::from_secs(2);
 const TAKE_PATIENCE: Duration = Duration::from_secs(5);
 /// How long dropping an old stream may take before the thread leaves it to
 /// finish (or hang) on a thread of its own.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 const DROP_PATIENCE: Duration = Duration::from_secs(2);
 /// Stream events that can wait for the game between `drain_events` calls.
 pub(super) const STREAM_EVENT_CAPACITY: usize = 64;

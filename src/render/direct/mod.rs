@@ -11,6 +11,7 @@
 //! and allocates, locks and panics on nothing. A play whose cutoff is
 //! open ([`OPEN_HZ`]) runs no filter at all.
 
+use crate::math::Libm;
 use crate::protocol::space::OPEN_HZ;
 use crate::sound::bands::BAND_HZ;
 
@@ -210,7 +211,7 @@ pub(crate) fn glide_ratio(g: f32, to: f32, steps: usize) -> f32 {
     if g == to || g <= 0.0 || to <= 0.0 {
         return 1.0;
     }
-    let r = (to / g).powf(1.0 / steps as f32);
+    let r = (to / g).lm_powf(1.0 / steps as f32);
     if r.is_finite() {
         r
     } else {
@@ -221,7 +222,7 @@ pub(crate) fn glide_ratio(g: f32, to: f32, steps: usize) -> f32 {
 /// `tan(π hz / rate)`, the cutoff kept below 0.45 of the rate.
 fn warp(hz: f32, rate: u32) -> f32 {
     let rate = rate.max(1) as f32;
-    (std::f32::consts::PI * hz.clamp(1.0, 0.45 * rate) / rate).tan()
+    (std::f32::consts::PI * hz.clamp(1.0, 0.45 * rate) / rate).lm_tan()
 }
 
 /// What a low-pass at `hz` lets through of each of the sound bands

@@ -108,6 +108,7 @@ fn is_copy(pos: u64, step: u64) -> bool {
 /// segment needs (its last position's frame and the one after it) lies
 /// outside `data`; a voice's segment arithmetic rules that out.
 #[allow(clippy::too_many_arguments)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
 pub(crate) fn mix(
     isa: Isa,
     channels: usize,

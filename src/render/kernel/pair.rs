@@ -14,6 +14,7 @@
 //! Real-time contract: as the other kernels: no allocation, no panics; one
 //! bounds check per voice up front, then unchecked loads it justifies.
 
+#[cfg_attr(not(target_arch = "x86_64"), allow(unused_imports))]
 use super::{interp, is_copy, last_frame, Gain, FRAC_BITS, FRAC_MASK, FRAC_ONE, FRAC_SCALE};
 use crate::simd::Isa;
 
@@ -21,6 +22,7 @@ use crate::simd::Isa;
 /// the 32.32 position of the first frame and the step, the gain and whether
 /// it ramps.
 #[derive(Clone, Copy)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) struct Segment<'a> {
     pub(crate) data: &'a [f32],
     pub(crate) channels: usize,

@@ -15,6 +15,7 @@ use crate::protocol::ValidParams;
 use crate::sound::SoundData;
 
 use super::kernel::{self, Gain, FRAC_BITS, FRAC_ONE};
+use crate::math::Libm;
 use crate::simd::Isa;
 use crate::stream::reader::StreamReaders;
 
@@ -26,6 +27,7 @@ mod streamed;
 
 /// The most cache lines (of 16 samples) [`Voice::prefetch`] asks for: a
 /// 480-frame block of a 44.1 kHz mono sound spans 28, a stereo one 56.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) const PREFETCH_LINES: usize = 64;
 
 /// Where a voice is in its life.
@@ -90,15 +92,15 @@ fn pan_gains(volume: f32, pan: f32, channels: usize) -> [f32; 2] {
     let p = f64::from(pan);
     let (l, r) = if channels == 1 {
         let angle = (p + 1.0) * std::f64::consts::FRAC_PI_4;
-        (angle.cos(), angle.sin())
+        (angle.lm_cos(), angle.lm_sin())
     } else {
         let l = if p > 0.0 {
-            (p * std::f64::consts::FRAC_PI_2).cos()
+            (p * std::f64::consts::FRAC_PI_2).lm_cos()
         } else {
             1.0
         };
         let r = if p < 0.0 {
-            (-p * std::f64::consts::FRAC_PI_2).cos()
+            (-p * std::f64::consts::FRAC_PI_2).lm_cos()
         } else {
             1.0
         };
