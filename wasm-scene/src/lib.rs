@@ -324,3 +324,42 @@ pub extern "C" fn scene_render() -> usize {
 pub extern "C" fn scene_ptr() -> *const f32 {
     rendered().as_ptr()
 }
+
+/// Workload W (the benchmark workload of BENCHMARKS.md) in WebAssembly,
+/// for a JavaScript runtime to time: `w_new`, then `w_blocks` (the
+/// module has no clock of its own to read).
+#[cfg(feature = "bench")]
+mod bench {
+    use std::cell::RefCell;
+
+    use voicepool::bench_support::Workload;
+
+    thread_local! {
+        static W: RefCell<Option<Workload>> = const { RefCell::new(None) };
+    }
+
+    /// Makes W with `voices` voices (positioned if `positioned` is not 0),
+    /// its sources at 44.1 kHz. Returns the frames of a block.
+    #[no_mangle]
+    pub extern "C" fn w_new(voices: u32, positioned: u32) -> u32 {
+        let w = if positioned != 0 {
+            Workload::positioned(voices as usize, 44_100)
+        } else {
+            Workload::new(voices as usize, 44_100)
+        };
+        W.with(|slot| *slot.borrow_mut() = Some(w));
+        voicepool::bench_support::BLOCK as u32
+    }
+
+    /// Renders `blocks` blocks of W; returns their checksum.
+    #[no_mangle]
+    pub extern "C" fn w_blocks(blocks: u32) -> f32 {
+        W.with(|slot| {
+            let mut slot = slot.borrow_mut();
+            let Some(w) = slot.as_mut() else {
+                return f32::NAN;
+            };
+            (0..blocks).map(|_| w.block()).sum()
+        })
+    }
+}
