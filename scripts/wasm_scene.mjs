@@ -11,6 +11,18 @@ if (!wasmPath || !outPath) {
   process.exit(2);
 }
 const { instance } = await WebAssembly.instantiate(readFileSync(wasmPath), {});
+// What has no thread, file system or clock here must fail with an error,
+// not trap (a Rust panic traps): each bit one call (see wasm-scene's
+// `edges`).
+const edges = instance.exports.scene_edges();
+const named = ["an AudioEngine", "a sound from a file", "a streamed sound",
+  "a sound bank from a file", "a recording to a file", "an offline play's events"];
+const missed = named.filter((_, k) => !(edges & (1 << k)));
+if (missed.length) {
+  console.error(`wasm scene: no clear answer in WebAssembly for: ${missed.join(", ")}`);
+  process.exit(1);
+}
+console.log(`wasm scene: no thread, file system or clock: ${named.length} calls answered with errors or as natively`);
 const started = process.hrtime.bigint();
 const len = instance.exports.scene_render();
 const ms = Number(process.hrtime.bigint() - started) / 1e6;

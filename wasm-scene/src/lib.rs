@@ -11,6 +11,9 @@
 //! a snapshot; positioned voices that move past a moving listener
 //! (distance models, doppler, cones, occlusion, air); more plays than
 //! voices (stealing) and virtual voices.
+//!
+//! `edges()` (`scene_edges` in the module) checks what a browser lacks
+//! (threads, files, a clock) gives errors, not panics.
 
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -362,4 +365,49 @@ mod bench {
             (0..blocks).map(|_| w.block()).sum()
         })
     }
+}
+
+/// What a game meets in a browser that a native build does not: no
+/// thread, no file system, no clock. Each check is a bit, set when the
+/// call returned the clear error it should (a panic would trap the module
+/// instead): 1 an `AudioEngine` (no output thread here yet), 2 a sound
+/// from a file, 4 a streamed sound, 8 a sound bank from a file, 16 a
+/// recording to a file, 32 an offline engine playing, rendering and
+/// reporting its events as natively.
+pub fn edges() -> u32 {
+    let mut ok = 0;
+    if let Err(e) = voicepool::AudioEngine::start(EngineSettings::default()) {
+        ok |= u32::from(!e.to_string().is_empty());
+    }
+    if voicepool::Sound::from_file("samples/swish.wav").is_err() {
+        ok |= 2;
+    }
+    if voicepool::Sound::stream_file("samples/ambience.ogg").is_err() {
+        ok |= 4;
+    }
+    let Ok(mut e) = OfflineEngine::new(EngineSettings::default()) else {
+        return ok;
+    };
+    if let Err(err) = e.load_bank("samples/bank.toml", &[]) {
+        ok |= u32::from(err.to_string().contains("samples/bank.toml")) << 3;
+    }
+    if e.start_recording("out/x.wav", voicepool::WavFormat::Float32)
+        .is_err()
+    {
+        ok |= 16;
+    }
+    let beep = tone(48_000, 1, 4_800, 50_000_000, 0.5);
+    if let Ok(h) = e.play(&beep, PlayParams::default()) {
+        e.render(9_600);
+        let events: Vec<voicepool::Event> = e.drain_events().collect();
+        let ended = events.contains(&voicepool::Event::Ended { voice: h });
+        ok |= u32::from(ended) << 5;
+    }
+    ok
+}
+
+/// [`edges`], for the module's caller.
+#[no_mangle]
+pub extern "C" fn scene_edges() -> u32 {
+    edges()
 }
