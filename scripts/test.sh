@@ -25,6 +25,10 @@ bash scripts/book.sh
 scripts/rust197 cargo clippy -p voicepool_bevy --all-targets -- -D warnings
 scripts/rust197 cargo test -p voicepool_bevy
 scripts/rust197 env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p voicepool_bevy
+# The plugin builds for the web (wasm32-unknown-unknown), warnings as
+# errors: what a Bevy web game compiles (about 2 minutes the first time).
+scripts/rust197 env RUSTFLAGS="-D warnings" CARGO_TARGET_DIR=target/rust197/wasm-bevy \
+  cargo build -q --target wasm32-unknown-unknown -p voicepool_bevy
 # (Inside the repository: the chroot shares it at the same path.)
 wisps_dir="target/wisps-check"
 mkdir -p "$wisps_dir"

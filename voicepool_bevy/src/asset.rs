@@ -144,7 +144,8 @@ pub enum SoundLoadErrorKind {
     Read(std::io::Error),
     /// voicepool could not decode (or open, for streaming) the data.
     Decode(SoundError),
-    /// A streamed sound from an asset source that is not the file system.
+    /// A streamed sound from an asset source that is not the file system
+    /// (any, in a browser).
     NotAFile,
 }
 
@@ -155,7 +156,7 @@ impl std::fmt::Display for SoundLoadError {
             SoundLoadErrorKind::Read(e) => write!(f, "{e}"),
             SoundLoadErrorKind::Decode(e) => write!(f, "{e}"),
             SoundLoadErrorKind::NotAFile => {
-                f.write_str("only sounds in the default (file) asset source can be streamed")
+                f.write_str("only sounds in the default (file) asset source can be streamed, and none in a browser")
             }
         }
     }
@@ -188,7 +189,8 @@ impl AssetLoader for SoundLoader {
             kind,
         };
         if settings.stream {
-            if asset_path.source().as_str().is_some() {
+            // (In a browser the default source is the network, not files.)
+            if asset_path.source().as_str().is_some() || cfg!(target_arch = "wasm32") {
                 return Err(error(SoundLoadErrorKind::NotAFile));
             }
             let file = self.asset_folder.join(asset_path.path());

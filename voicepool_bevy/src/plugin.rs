@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use bevy_app::{App, Plugin, PostUpdate};
+#[cfg(not(target_arch = "wasm32"))]
 use bevy_asset::io::file::FileAssetReader;
 use bevy_asset::{AssetApp, AssetPlugin, Assets};
 use bevy_ecs::prelude::*;
@@ -359,11 +360,21 @@ fn register_assets(app: &mut App) {
         .map_or_else(|| "assets".to_owned(), |p| p.file_path.clone());
     app.init_asset::<SoundAsset>()
         .register_asset_loader(SoundLoader {
-            asset_folder: FileAssetReader::get_base_path().join(asset_folder),
+            asset_folder: asset_base().join(asset_folder),
         })
         .init_asset::<crate::bank::BankAsset>()
         .register_asset_loader(crate::bank::BankLoader)
         .init_resource::<crate::bank::SoundBanks>();
+}
+
+/// Where the asset folder is: Bevy's base path for files; none in a
+/// browser, where assets come over the network and nothing streams from
+/// disk (a streamed load is an error naming the asset).
+fn asset_base() -> std::path::PathBuf {
+    #[cfg(not(target_arch = "wasm32"))]
+    return FileAssetReader::get_base_path();
+    #[cfg(target_arch = "wasm32")]
+    return std::path::PathBuf::new();
 }
 
 fn render(
