@@ -27,6 +27,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         &[
             "sound/",
             "stream/source.rs",
+            "stream/origin.rs",
             "stream/wav.rs",
             "stream/loader.rs",
         ],

@@ -21,7 +21,7 @@ pub(crate) enum Content {
 }
 
 /// Bytes [`sniff`] looks at.
-const HEAD: usize = 12;
+pub(crate) const HEAD: usize = 12;
 
 /// Tells the format from the first bytes of the data (up to [`HEAD`]).
 pub(crate) fn sniff(head: &[u8]) -> Content {

@@ -120,7 +120,7 @@ impl fmt::Debug for Sound {
 }
 
 const SAMPLES_ORIGIN: &str = "<samples>";
-const BYTES_ORIGIN: &str = "<bytes>";
+pub(crate) const BYTES_ORIGIN: &str = "<bytes>";
 
 impl Sound {
     /// Loads a WAV file: 8, 16, 24 or 32-bit integer PCM or 32-bit float,

@@ -27,24 +27,27 @@
 //! the loader then stops decoding for it, and the game side may give the
 //! slot to the next play.
 
-use std::fs::File;
 use std::io::Seek;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use std::sync::atomic::{AtomicU32, AtomicU64};
 use std::sync::Arc;
 
+use super::origin::{Origin, Reader};
 use super::wav::WavStream;
 use crate::sound::compressed::{self, Decoder, Format};
 use crate::sound::decode::{self, Content};
 use crate::sound::loudness::{EnergyCurve, Meter};
 use crate::sound::{Sound, SoundError, MAX_FRAMES};
 
-/// What a streamed sound is: a file, its format and layout as checked by
-/// [`Sound::stream_file`]. Every play opens the file anew.
+/// What a streamed sound is: a file or bytes in memory, its format and
+/// layout as checked by [`Sound::stream_file`] or [`Sound::stream_bytes`].
+/// Every play opens it anew.
 #[derive(Debug)]
 pub(crate) struct StreamSource {
+    /// What errors name it by: the file, or `<bytes>`.
     pub(crate) path: PathBuf,
+    pub(crate) origin: Origin,
     pub(crate) kind: StreamKind,
     pub(crate) channels: usize,
     pub(crate) rate: u32,
@@ -75,7 +78,7 @@ pub(crate) enum StreamDecoder {
 }
 
 impl StreamDecoder {
-    fn open(file: File, kind: StreamKind, path: &Path) -> Result<StreamDecoder, SoundError> {
+    fn open(file: Reader, kind: StreamKind, path: &Path) -> Result<StreamDecoder, SoundError> {
         match kind {
             StreamKind::Compressed(format) => compressed::guarded(format, path, || {
                 Decoder::open(Box::new(file), format, path, MAX_FRAMES)
@@ -146,8 +149,7 @@ impl StreamSource {
     /// [`SoundError::Changed`] (a play must not read mono samples as
     /// stereo frames, nor loop or seek by a length that is no longer true).
     pub(crate) fn open(&self, from: u64) -> Result<StreamDecoder, SoundError> {
-        let (file, _) = decode::open_regular(&self.path)?;
-        let mut d = StreamDecoder::open(file, self.kind, &self.path)?;
+        let mut d = StreamDecoder::open(self.origin.open()?, self.kind, &self.path)?;
         let (channels, rate, frames) = (d.channels(), d.rate(), d.length());
         let length_changed = self.frames != 0 && frames != 0 && frames != self.frames;
         if channels != self.channels || rate != self.rate || length_changed {
@@ -256,8 +258,55 @@ impl Sound {
             path: path.to_path_buf(),
             source,
         })?;
-        let source = check_and_measure(file, kind, path)?;
+        let origin = Origin::File(path.to_path_buf());
+        let source = check_and_measure(Reader::File(file), (origin, kind), path)?;
         Ok(Sound::streamed(decode::name_of(path), source))
+    }
+
+    /// A sound to be streamed from `bytes` in memory (a file's contents),
+    /// as [`Sound::stream_file`] streams a file: for where there is no file
+    /// system (a browser: bytes the page fetched) or a game that keeps its
+    /// sounds in an archive. The bytes are shared by every play, never
+    /// copied; each play decodes them as it plays, a fraction of a second
+    /// ahead, and sounds exactly what a play of the file would. Errors
+    /// name the data `<bytes>`; unreadable or undecodable bytes are an
+    /// error now.
+    ///
+    /// ```
+    /// use voicepool::{EngineSettings, OfflineEngine, PlayParams, Sound};
+    /// let ogg = std::fs::read("samples/ambience.ogg")?; // in a browser: fetched
+    /// let wind = Sound::stream_bytes(ogg)?;
+    /// assert!(wind.is_streamed());
+    /// let mut engine = OfflineEngine::new(EngineSettings::default())?;
+    /// let h = engine.play(&wind, PlayParams::default().looping(true))?;
+    /// engine.render(4_800);
+    /// assert!(engine.is_playing(h));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn stream_bytes(bytes: impl Into<Arc<[u8]>>) -> Result<Sound, SoundError> {
+        let bytes: Arc<[u8]> = bytes.into();
+        let path = Path::new(crate::sound::BYTES_ORIGIN);
+        if bytes.is_empty() {
+            return Err(SoundError::UnknownFormat {
+                path: path.to_path_buf(),
+                reason: "no bytes".into(),
+            });
+        }
+        let head = &bytes[..bytes.len().min(decode::HEAD)];
+        let kind = match decode::sniff(head) {
+            Content::Compressed(format) => StreamKind::Compressed(format),
+            Content::Wav => StreamKind::Wav,
+            Content::Unknown(reason) => {
+                return Err(SoundError::UnknownFormat {
+                    path: path.to_path_buf(),
+                    reason: reason.into(),
+                })
+            }
+        };
+        let origin = Origin::Bytes(bytes);
+        let reader = origin.open()?;
+        let source = check_and_measure(reader, (origin, kind), path)?;
+        Ok(Sound::streamed(crate::sound::BYTES_ORIGIN.into(), source))
     }
 
     /// True for a sound made by [`Sound::stream_file`]: its plays stream.
@@ -276,8 +325,8 @@ impl Sound {
 /// Decodes the first second: the file is readable and has audio, and how
 /// loud it starts.
 fn check_and_measure(
-    file: File,
-    kind: StreamKind,
+    file: Reader,
+    (origin, kind): (Origin, StreamKind),
     path: &Path,
 ) -> Result<StreamSource, SoundError> {
     let mut d = StreamDecoder::open(file, kind, path)?;
@@ -305,6 +354,7 @@ fn check_and_measure(
     }
     Ok(StreamSource {
         path: path.to_path_buf(),
+        origin,
         kind,
         channels,
         rate,

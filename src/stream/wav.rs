@@ -5,10 +5,10 @@
 //! hound reads wrongly (fewer valid bits than their container holds) are
 //! refused for streaming; [`crate::Sound::from_file`] decodes them.
 
-use std::fs::File;
 use std::io::{BufReader, Seek};
 use std::path::{Path, PathBuf};
 
+use super::origin::Reader;
 use crate::sound::downmix::{self, Downmix};
 use crate::sound::wav::{header_error, unsupported, walk_chunks};
 use crate::sound::{SoundError, SAMPLE_RATE_RANGE};
@@ -17,7 +17,7 @@ use crate::sound::{SoundError, SAMPLE_RATE_RANGE};
 const CHUNK_FRAMES: usize = 4_096;
 
 pub(crate) struct WavStream {
-    reader: hound::WavReader<BufReader<File>>,
+    reader: hound::WavReader<BufReader<Reader>>,
     path: PathBuf,
     /// Channels in the file.
     channels: usize,
@@ -32,7 +32,7 @@ pub(crate) struct WavStream {
 }
 
 impl WavStream {
-    pub(crate) fn open(file: File, path: &Path) -> Result<WavStream, SoundError> {
+    pub(crate) fn open(file: Reader, path: &Path) -> Result<WavStream, SoundError> {
         let io = |source| SoundError::Io {
             path: path.to_path_buf(),
             source,

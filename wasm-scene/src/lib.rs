@@ -71,8 +71,8 @@ fn noise(rng: &mut Rng, frames: usize, amp: f32) -> Sound {
     Sound::from_samples(1, 48_000, s).expect("noise")
 }
 
-/// A 16-bit WAV file in memory, decoded as a game's would be.
-fn wav_bytes(rng: &mut Rng) -> Sound {
+/// A 16-bit WAV file in memory.
+fn wav_bytes(rng: &mut Rng) -> Vec<u8> {
     let frames = 12_000u32;
     let mut bytes = Vec::new();
     let data = frames * 2;
@@ -92,7 +92,7 @@ fn wav_bytes(rng: &mut Rng) -> Sound {
         let v = ((rng.next() >> 50) as i32 - 8_192) * (1 + (i as i32 % 3));
         bytes.extend_from_slice(&(v as i16).to_le_bytes());
     }
-    Sound::from_bytes(&bytes).expect("wav")
+    bytes
 }
 
 /// The scene, rendered: interleaved stereo, `BLOCKS` blocks of `BLOCK`.
@@ -144,7 +144,10 @@ pub fn scene() -> Vec<f32> {
         .collect();
     let stereo = tone(22_050, 2, 30_000, 90_000_000, 0.3);
     let hum = tone(48_000, 1, 48_000, 20_000_000, 0.3);
-    let decoded = wav_bytes(&mut rng);
+    let wav = wav_bytes(&mut rng);
+    let decoded = Sound::from_bytes(&wav).expect("wav");
+    // The same bytes streamed, as a browser game streams what it fetched.
+    let streamed = Sound::stream_bytes(wav).expect("stream");
     let bursts: Vec<Sound> = (0..3).map(|_| noise(&mut rng, 4_000, 0.5)).collect();
 
     let speed = e.create_param("speed", 0.0).expect("speed");
@@ -210,6 +213,14 @@ pub fn scene() -> Vec<f32> {
             velocity: [0.0, 0.0, -1.5].into(),
             ..Default::default()
         });
+        if b == 40 {
+            // (A failure here traps the module, and fails the check.)
+            e.play(
+                &streamed,
+                PlayParams::default().bus(world).looping(true).volume(0.4),
+            )
+            .expect("a streamed play");
+        }
         if b == 5 {
             let _ = e.play(
                 &stereo,
