@@ -172,6 +172,13 @@ fn values_a_cue_refuses_are_reported_at_their_field() {
             "[[cues.c.layers]]\nsounds = [\"step.wav\"]\npitch_range = [2.0, nan]",
             "cues.c.layers[0].pitch_range",
         ),
+        ("pitch_range = [0.9, 1.1, 5.0]", "cues.c.pitch_range"),
+        ("volume_range_db = [-6.0]", "cues.c.volume_range_db"),
+        ("pick = \"shuffle\"\nweights = [1.0]", "cues.c.weights"),
+        (
+            "[[cues.c.maps]]\nparam = \"p\"\ntarget = \"pitch\"\ncurve = [[0.0, 1.0, 7.0]]",
+            "cues.c.maps[0].curve",
+        ),
     ];
     for (extra, field) in cases {
         let text = format!("[params]\np = 0.0\n[cues.c]\nsounds = [\"step.wav\"]\n{extra}\n");
@@ -253,4 +260,89 @@ fn a_bank_loaded_again_finds_its_parameters_and_plays_the_new_version() {
     );
     // 0.5 at -6 dB against 0.01.
     assert!(b > 10.0 * a, "{a} then {b}");
+}
+
+#[test]
+fn snapshot_problems_are_reported_at_their_value_with_the_others_and_nothing_is_made() {
+    let dir = Dir::new("snapshots");
+    std::fs::copy("samples/footstep.wav", dir.0.join("step.wav")).expect("copy");
+    let text = r#"[cues.c]
+sounds = ["step.wav"]
+pitch_range = [2.0, nan]
+
+[snapshots.a_ok]
+bus_volumes = { master = 0.5 }
+
+[snapshots.b_bad]
+bus_volumes = { master = 0.5, hall = nan }
+effect_params = [
+    { bus = "hall", effect = 0, param = "wet", value = 0.5 },
+    { bus = "hall", effect = 0, param = "cutoff_hz", value = 500.0 },
+    { bus = "hall", effect = 5, param = "wet", value = 0.5 },
+]
+"#;
+    let file = dir.write("bank.toml", text);
+    let e = OfflineEngine::new(EngineSettings::default()).expect("engine");
+    let hall = e
+        .create_bus_with(voicepool::BusSettings {
+            effects: vec![voicepool::Effect::Reverb {
+                room: 0.5,
+                damping: 0.5,
+                wet: 1.0,
+            }],
+            ..Default::default()
+        })
+        .expect("hall");
+    let err = e.load_bank(&file, &[("hall", hall)]).unwrap_err();
+    let got: Vec<(usize, &str)> = err
+        .problems()
+        .iter()
+        .map(|p| (p.line, p.field.as_str()))
+        .collect();
+    let want = [
+        (3, "cues.c.pitch_range"),
+        (9, "snapshots.b_bad.bus_volumes.hall"),
+        (12, "snapshots.b_bad.effect_params[1]"),
+        (13, "snapshots.b_bad.effect_params[2]"),
+    ];
+    assert_eq!(got, want, "{err}");
+    // No snapshot was made: the engine's first is still to come.
+    let first = e
+        .create_snapshot(voicepool::Snapshot::new())
+        .expect("snapshot");
+    assert_eq!(first.index(), 0);
+}
+
+#[test]
+fn weights_alone_make_a_random_pick() {
+    let dir = Dir::new("weights");
+    std::fs::copy("samples/footstep.wav", dir.0.join("a.wav")).expect("copy");
+    std::fs::copy("samples/swish.wav", dir.0.join("b.wav")).expect("copy");
+    let file = dir.write(
+        "bank.toml",
+        "[cues.c]\nsounds = [\"a.wav\", \"b.wav\"]\nweights = [1.0, 0.0]\n",
+    );
+    let (e, _) = engine();
+    let bank = e.load_bank(&file, &[]).expect("bank");
+    assert_eq!(
+        bank.cue("c").expect("c").get_pick(),
+        voicepool::Pick::Random
+    );
+}
+
+#[test]
+fn too_many_parameters_are_reported_at_the_first_one_too_many() {
+    let dir = Dir::new("params");
+    let mut text = String::from("[params]\n");
+    for k in 0..300 {
+        text.push_str(&format!("z{k:03} = 0.0\n"));
+    }
+    let file = dir.write("bank.toml", &text);
+    let (e, _) = engine();
+    e.create_param("the game's own", 0.0).expect("param");
+    let err = e.load_bank(&file, &[]).unwrap_err();
+    let p = &err.problems()[0];
+    // 255 fit beside the game's one: z255, on line 257, is the first too many.
+    assert_eq!((p.line, p.field.as_str()), (257, "params.z255"), "{err}");
+    assert_eq!(e.param_count(), 1, "nothing made");
 }

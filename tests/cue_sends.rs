@@ -140,7 +140,8 @@ fn bad_sends_are_refused_naming_the_field() {
     let flat = level(0.25, 480);
     let up = Curve::linear([(0.0, 0.0), (1.0, 1.0)]);
     let hall = e.create_bus().expect("hall");
-    let cases: [(&str, Cue, PlayParams, &str); 4] = [
+    let world = e.create_bus().expect("world");
+    let cases: [(&str, Cue, PlayParams, &str); 5] = [
         (
             "a bus of another engine",
             Cue::new([flat.clone()]).map(p, Target::Send(foreign), up.clone()),
@@ -160,6 +161,14 @@ fn bad_sends_are_refused_naming_the_field() {
                 .map(p, Target::Send(hall), up.clone()),
             PlayParams::default(),
             "map",
+        ),
+        (
+            "a play sending where one of its layers does not",
+            Cue::new([flat.clone()])
+                .layer(Cue::new([flat.clone()]).map(p, Target::Send(hall), up.clone()))
+                .layer(Cue::new([flat.clone()]).map(p, Target::Send(world), up.clone())),
+            PlayParams::default().send(hall, 1.0),
+            "send",
         ),
         (
             "a play sending elsewhere",

@@ -35,7 +35,11 @@ struct Builder<'a> {
     source: &'a BankSource,
     problems: Problems<'a>,
     sounds: BTreeMap<PathBuf, Sound>,
+    /// The bank's parameters, once made or found.
     params: BTreeMap<String, ParamHandle>,
+    /// Checking only: a parameter not made yet maps as a stand-in handle
+    /// of this engine (the cue is checked, not kept).
+    checking: bool,
     buses: &'a dyn Fn(&str) -> Option<BusHandle>,
     master: BusHandle,
 }
@@ -51,42 +55,34 @@ pub(super) fn build(
         problems: Problems::new(&source.file, &source.text),
         sounds: BTreeMap::new(),
         params: BTreeMap::new(),
+        checking: true,
         buses,
         master: engine.master_bus(),
     };
     let spec = &source.spec;
-    // Every sound, once each.
+    // Everything checked first, every problem noted; nothing made.
     for (name, cue) in &spec.cues {
         b.load_sounds(&format!("cues.{name}"), cue, load);
     }
-    // Every name a map or a snapshot gives resolves.
     for (name, cue) in &spec.cues {
         b.check_names(&format!("cues.{name}"), cue, engine);
     }
-    for (name, snap) in &spec.snapshots {
-        b.snapshot(name, snap);
+    b.check_param_room(engine);
+    for (name, cue) in &spec.cues {
+        b.cue(&format!("cues.{name}"), cue, engine);
     }
-    let new_params = spec
-        .params
-        .keys()
-        .filter(|n| engine.param_named(n).is_none())
-        .count();
-    if engine.param_count() + new_params > crate::param::MAX_PARAMS {
-        if let Some((name, v)) = spec.params.iter().next() {
-            b.problems.at(
-                v.span().start,
-                format!("params.{name}"),
-                format!(
-                    "more parameters than an engine holds ({})",
-                    crate::param::MAX_PARAMS
-                ),
-            );
+    let mut snapshots = Vec::new();
+    for (name, snap) in &spec.snapshots {
+        if let Some(made) = b.snapshot(name, snap, engine) {
+            snapshots.push((name, made));
         }
     }
     if !b.problems.is_empty() {
         return Err(b.problems.into_error().expect("problems"));
     }
-    // Parameters: found by name, or made at their first value.
+    // Then made: parameters found by name or made at their first value,
+    // cues, snapshots.
+    b.checking = false;
     for (name, value) in &spec.params {
         let made = match engine.param_named(name) {
             Some(p) => Ok(p),
@@ -101,29 +97,20 @@ pub(super) fn build(
                 .at(value.span().start, format!("params.{name}"), e.to_string()),
         }
     }
-    // Maps may name parameters the engine has that the bank does not
-    // declare.
     let mut cues = BTreeMap::new();
     for (name, cue) in &spec.cues {
         if let Some(c) = b.cue(&format!("cues.{name}"), cue, engine) {
             cues.insert(name.clone(), c);
         }
     }
-    if !b.problems.is_empty() {
-        return Err(b.problems.into_error().expect("problems"));
-    }
-    let mut snapshots = BTreeMap::new();
-    for (name, snap) in &spec.snapshots {
-        if let Some(made) = b.snapshot(name, snap) {
-            match engine.create_snapshot(made) {
+    let mut made = BTreeMap::new();
+    if b.problems.is_empty() {
+        for (name, snap) in snapshots {
+            match engine.create_snapshot(snap) {
                 Ok(h) => {
-                    snapshots.insert(name.clone(), h);
+                    made.insert(name.clone(), h);
                 }
-                Err(e) => {
-                    let at = first_span(snap).unwrap_or(0);
-                    b.problems
-                        .at(at, format!("snapshots.{name}"), e.to_string());
-                }
+                Err(e) => b.problems.at(0, format!("snapshots.{name}"), e.to_string()),
             }
         }
     }
@@ -139,18 +126,52 @@ pub(super) fn build(
         file: source.file.clone(),
         cues,
         params,
-        snapshots,
+        snapshots: made,
     })
 }
 
-/// Where a snapshot's first value is written.
-fn first_span(s: &SnapshotSpec) -> Option<usize> {
-    let volumes = s.bus_volumes.values().map(|v| v.span().start);
-    let effects = s.effect_params.iter().map(|e| e.bus.span().start);
-    volumes.chain(effects).min()
-}
-
 impl Builder<'_> {
+    /// Whether the engine has room for the parameters the bank would
+    /// make: a problem at the first one too many (in the file's order).
+    fn check_param_room(&mut self, engine: &Controller) {
+        let mut new: Vec<(&String, usize)> = (self.source.spec.params.iter())
+            .filter(|(n, _)| engine.param_named(n).is_none())
+            .map(|(n, v)| (n, v.span().start))
+            .collect();
+        new.sort_by_key(|&(_, at)| at);
+        let room = crate::param::MAX_PARAMS.saturating_sub(engine.param_count());
+        if let Some(&(name, at)) = new.get(room) {
+            self.problems.at(
+                at,
+                format!("params.{name}"),
+                format!(
+                    "more parameters than an engine holds ({})",
+                    crate::param::MAX_PARAMS
+                ),
+            );
+        }
+    }
+
+    /// A `[low, high]` value: its place and two values, none if not
+    /// given, or an error (noted) if it is not two values.
+    fn pair(
+        &mut self,
+        value: Option<&Spanned<Vec<f32>>>,
+        field: &str,
+    ) -> Result<Option<(usize, f32, f32)>, ()> {
+        let Some(v) = value else {
+            return Ok(None);
+        };
+        match v.get_ref()[..] {
+            [lo, hi] => Ok(Some((v.span().start, lo, hi))),
+            _ => {
+                let why = "two values: [low, high]".to_owned();
+                self.problems.at(v.span().start, field.to_owned(), why);
+                Err(())
+            }
+        }
+    }
+
     fn load_sounds(
         &mut self,
         field: &str,
@@ -234,12 +255,37 @@ impl Builder<'_> {
 
     /// Cue `spec` built, each field checked as it is applied.
     fn cue(&mut self, field: &str, spec: &CueSpec, engine: &Controller) -> Option<Cue> {
-        let takes = spec.sounds.get_ref().iter().filter_map(|s| {
-            let path = self.source.resolve(s.get_ref());
-            self.sounds.get(&path).cloned()
-        });
-        let mut cue = Cue::new(takes.collect::<Vec<_>>());
+        let paths: Vec<PathBuf> = (spec.sounds.get_ref().iter())
+            .map(|s| self.source.resolve(s.get_ref()))
+            .collect();
+        if paths.is_empty() || paths.iter().any(|p| !self.sounds.contains_key(p)) {
+            return None; // (a problem noted already, at the sounds)
+        }
+        let takes: Vec<Sound> = paths
+            .iter()
+            .filter_map(|p| self.sounds.get(p).cloned())
+            .collect();
+        let mut cue = Cue::new(takes);
         let mut ok = true;
+        let pitch = self.pair(spec.pitch_range.as_ref(), &format!("{field}.pitch_range"));
+        let volume = self.pair(
+            spec.volume_range_db.as_ref(),
+            &format!("{field}.volume_range_db"),
+        );
+        ok &= pitch.is_ok() && volume.is_ok();
+        // Weights are for a random pick: with none named, they imply it.
+        let pick = match (&spec.pick, &spec.weights) {
+            (Some(p), Some(w)) if !matches!(p.get_ref(), PickSpec::Random) => {
+                let why = "weights are for pick = \"random\" (or no pick: weights imply it)";
+                self.problems
+                    .at(w.span().start, format!("{field}.weights"), why.to_owned());
+                ok = false;
+                None
+            }
+            (Some(p), _) => Some((p.span().start, *p.get_ref())),
+            (None, Some(w)) => Some((w.span().start, PickSpec::Random)),
+            (None, None) => None,
+        };
         let mut step = |cue: &mut Cue, at: usize, name: &str, f: &dyn Fn(Cue) -> Cue| {
             let next = f(cue.clone());
             match next.check() {
@@ -251,28 +297,24 @@ impl Builder<'_> {
                 }
             }
         };
-        if let Some(p) = &spec.pick {
-            let pick = match p.get_ref() {
+        if let Some((at, p)) = pick {
+            let pick = match p {
                 PickSpec::Shuffle => Pick::Shuffle,
                 PickSpec::Random => Pick::Random,
                 PickSpec::Sequence => Pick::Sequence,
             };
-            step(&mut cue, p.span().start, "pick", &|c| c.pick(pick));
+            step(&mut cue, at, "pick", &|c| c.pick(pick));
         }
         if let Some(w) = &spec.weights {
             step(&mut cue, w.span().start, "weights", &|c| {
                 c.weights(w.get_ref().iter().copied())
             });
         }
-        if let Some(r) = &spec.pitch_range {
-            let [lo, hi] = *r.get_ref();
-            step(&mut cue, r.span().start, "pitch_range", &|c| {
-                c.pitch_range(lo..=hi)
-            });
+        if let Ok(Some((at, lo, hi))) = pitch {
+            step(&mut cue, at, "pitch_range", &|c| c.pitch_range(lo..=hi));
         }
-        if let Some(r) = &spec.volume_range_db {
-            let [lo, hi] = *r.get_ref();
-            step(&mut cue, r.span().start, "volume_range_db", &|c| {
+        if let Ok(Some((at, lo, hi))) = volume {
+            step(&mut cue, at, "volume_range_db", &|c| {
                 c.volume_range_db(lo..=hi)
             });
         }
@@ -298,8 +340,15 @@ impl Builder<'_> {
                 ok = false;
                 continue;
             };
-            let curve = Curve::linear(m.curve.get_ref().iter().map(|&[x, y]| (x, y)));
             let at = m.curve.span().start;
+            if m.curve.get_ref().iter().any(|p| p.len() != 2) {
+                let why = "each point of a curve is two values: [x, y]".to_owned();
+                self.problems
+                    .at(at, format!("{field}.maps[{k}].curve"), why);
+                ok = false;
+                continue;
+            }
+            let curve = Curve::linear(m.curve.get_ref().iter().map(|p| (p[0], p[1])));
             let mut failed = None;
             let next = cue.clone().map(param, target, curve);
             if let Err(e) = next.check() {
@@ -340,37 +389,57 @@ impl Builder<'_> {
             .params
             .get(name)
             .copied()
-            .or_else(|| engine.param_named(name))?;
+            .or_else(|| engine.param_named(name))
+            .or_else(|| {
+                // (Declared under [params], not made yet: checking only.)
+                let declared = self.source.spec.params.contains_key(name);
+                (self.checking && declared).then(|| ParamHandle::new(engine.shared.engine, 0))
+            })?;
         let target = match m.target.get_ref() {
             TargetSpec::VolumeDb => Target::VolumeDb,
             TargetSpec::Pitch => Target::Pitch,
             TargetSpec::LowPassHz => Target::LowPassHz,
-            TargetSpec::Send => Target::Send(self.bus(m.bus.as_ref()?, "bus")?),
+            // (An unknown bus was noted by `check_names`.)
+            TargetSpec::Send => {
+                let name = m.bus.as_ref()?.get_ref();
+                Target::Send((self.buses)(name).or((name == "master").then_some(self.master))?)
+            }
         };
         Some((param, target))
     }
 
-    /// Snapshot `spec` (its buses resolved, or a problem at each).
-    fn snapshot(&mut self, name: &str, spec: &SnapshotSpec) -> Option<Snapshot> {
+    /// Snapshot `spec`, each value checked for `engine` as it is added
+    /// (its bus named, its value one the bus takes), or a problem at each
+    /// value that is not.
+    fn snapshot(
+        &mut self,
+        name: &str,
+        spec: &SnapshotSpec,
+        engine: &Controller,
+    ) -> Option<Snapshot> {
         let mut snap = Snapshot::new();
         let mut ok = true;
         for (bus, volume) in &spec.bus_volumes {
             let field = format!("snapshots.{name}.bus_volumes.{bus}");
-            match (self.buses)(bus).or((bus == "master").then_some(self.master)) {
-                Some(b) => snap = snap.bus_volume(b, *volume.get_ref()),
-                None => {
-                    self.problems.at(
-                        volume.span().start,
-                        field,
-                        format!("no bus named \"{bus}\" was given to the bank"),
-                    );
+            let at = volume.span().start;
+            let Some(b) = (self.buses)(bus).or((bus == "master").then_some(self.master)) else {
+                let why = format!("no bus named \"{bus}\" was given to the bank");
+                self.problems.at(at, field, why);
+                ok = false;
+                continue;
+            };
+            let one = Snapshot::new().bus_volume(b, *volume.get_ref());
+            match engine.snapshot_values(&one) {
+                Ok(_) => snap = snap.bus_volume(b, *volume.get_ref()),
+                Err(e) => {
+                    self.problems.at(at, field, e.to_string());
                     ok = false;
                 }
             }
         }
         for (k, e) in spec.effect_params.iter().enumerate() {
-            let field = format!("snapshots.{name}.effect_params[{k}].bus");
-            let Some(bus) = self.bus(&e.bus, &field) else {
+            let field = format!("snapshots.{name}.effect_params[{k}]");
+            let Some(bus) = self.bus(&e.bus, &format!("{field}.bus")) else {
                 ok = false;
                 continue;
             };
@@ -381,7 +450,16 @@ impl Builder<'_> {
                 EffectParamSpec::Room => EffectParam::Room(v),
                 EffectParamSpec::Damping => EffectParam::Damping(v),
             };
-            snap = snap.effect_param(bus, *e.effect.get_ref(), param);
+            let index = *e.effect.get_ref();
+            let one = Snapshot::new().effect_param(bus, index, param);
+            match engine.snapshot_values(&one) {
+                Ok(_) => snap = snap.effect_param(bus, index, param),
+                Err(err) => {
+                    self.problems
+                        .at(e.param.span().start, field, err.to_string());
+                    ok = false;
+                }
+            }
         }
         ok.then_some(snap)
     }

@@ -32,10 +32,11 @@ pub(super) struct CueSpec {
     pub(super) pick: Option<Spanned<PickSpec>>,
     #[serde(default)]
     pub(super) weights: Option<Spanned<Vec<f32>>>,
+    /// [low, high] (checked to be two values).
     #[serde(default)]
-    pub(super) pitch_range: Option<Spanned<[f32; 2]>>,
+    pub(super) pitch_range: Option<Spanned<Vec<f32>>>,
     #[serde(default)]
-    pub(super) volume_range_db: Option<Spanned<[f32; 2]>>,
+    pub(super) volume_range_db: Option<Spanned<Vec<f32>>>,
     #[serde(default)]
     pub(super) looping: bool,
     /// Its delay after the play's start, in milliseconds (a layer's).
@@ -76,8 +77,8 @@ pub(super) struct MapSpec {
     /// The bus of a `send` map.
     #[serde(default)]
     pub(super) bus: Option<Spanned<String>>,
-    /// (x, y) points.
-    pub(super) curve: Spanned<Vec<[f32; 2]>>,
+    /// [x, y] points (checked to be two values each).
+    pub(super) curve: Spanned<Vec<Vec<f32>>>,
 }
 
 /// A snapshot.

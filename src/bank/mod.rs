@@ -7,7 +7,7 @@
 //! then built with sounds the caller loads), which the Bevy plugin's bank
 //! asset uses. Every problem is reported at once, each with the file, the
 //! line and column, and the field ([`BankError`]); a bank with a problem
-//! makes no cue and no snapshot.
+//! makes nothing.
 //!
 //! Game side only: building a bank makes [`Cue`]s and calls
 //! `create_param` and `create_snapshot`, as game code would.
@@ -138,8 +138,8 @@ impl BankSource {
     /// Parameters the engine has already (by name: a bank loaded again)
     /// are used as they are; the others are made at their first value.
     /// Every problem is reported, each at its line; a bank with one makes
-    /// no cue and no snapshot (parameters it declares may have been made
-    /// already, and are found by name when it is loaded again).
+    /// nothing (every value is checked before any parameter, cue or
+    /// snapshot is made). Snapshots are made anew at each build.
     ///
     /// ```
     /// use voicepool::{BankSource, EngineSettings, OfflineEngine, Sound};

@@ -154,28 +154,112 @@ fn line_and_column(text: &str, at: usize) -> (usize, usize) {
     (line, text[start..at].chars().count() + 1)
 }
 
-/// The dotted path of the key written at byte `at` (or of the line's key
-/// for a value): the table header above it, then the key on its line.
+/// The dotted path of the key written at byte `at`, or of the key whose
+/// value is written there (a value may run over several lines): the table
+/// header above it (an array of tables with its index, `cues.a.maps[1]`),
+/// then the key.
 pub(super) fn field_at(text: &str, at: usize) -> String {
     let (line, _) = line_and_column(text, at);
     let mut table = String::new();
     let mut key = String::new();
-    for (k, l) in text.lines().enumerate().take(line) {
-        let l = l.trim();
-        if l.starts_with('[') {
-            table = l.trim_matches(|c| c == '[' || c == ']').trim().to_owned();
+    let mut seen: Vec<(String, usize)> = Vec::new();
+    // Brackets open in a value that runs on to the next line.
+    let mut depth = 0usize;
+    for (k, raw) in text.lines().enumerate().take(line) {
+        let l = strip_comment(raw).trim();
+        if depth == 0 && l.starts_with('[') {
+            let name = l
+                .trim_matches(|c| c == '[' || c == ']')
+                .trim()
+                .replace('"', "");
+            table = if l.starts_with("[[") {
+                let n = match seen.iter_mut().find(|(t, _)| *t == name) {
+                    Some((_, n)) => {
+                        *n += 1;
+                        *n
+                    }
+                    None => {
+                        seen.push((name.clone(), 0));
+                        0
+                    }
+                };
+                format!("{name}[{n}]")
+            } else {
+                name
+            };
             key.clear();
-        } else if k + 1 == line {
-            if let Some((name, _)) = l.split_once('=') {
-                key = name.trim().trim_matches('"').to_owned();
-            }
+            continue;
         }
+        let value = if depth == 0 {
+            match l.split_once('=') {
+                Some((name, value)) => {
+                    key = name.trim().replace('"', "");
+                    value
+                }
+                None => {
+                    if k + 1 == line {
+                        key.clear();
+                    }
+                    l
+                }
+            }
+        } else {
+            l
+        };
+        let value = code_of(value);
+        let opened = value.matches('[').count() + value.matches('{').count();
+        let closed = value.matches(']').count() + value.matches('}').count();
+        depth = (depth + opened).saturating_sub(closed);
     }
     match (table.is_empty(), key.is_empty()) {
         (true, _) => key,
         (false, true) => table,
         (false, false) => format!("{table}.{key}"),
     }
+}
+
+/// A line without its comment (a `#` outside strings and what follows).
+fn strip_comment(line: &str) -> &str {
+    let mut quote = None;
+    let mut escaped = false;
+    for (k, c) in line.char_indices() {
+        match (quote, c) {
+            _ if escaped => escaped = false,
+            (None, '#') => return &line[..k],
+            (None, '"' | '\'') => quote = Some(c),
+            (Some('"'), '\\') => escaped = true,
+            (Some(q), c) if c == q => quote = None,
+            _ => {}
+        }
+    }
+    line
+}
+
+/// A line without its comment and without what its strings hold (so that
+/// neither a `#` nor a bracket in a string counts).
+fn code_of(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut quote = None;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (None, '#') => break,
+            (None, '"' | '\'') => {
+                quote = Some(c);
+                out.push(c);
+            }
+            (Some('"'), '\\') => {
+                chars.next();
+            }
+            (Some(q), c) if c == q => {
+                quote = None;
+                out.push(c);
+            }
+            (Some(_), _) => {}
+            (None, c) => out.push(c),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -195,5 +279,16 @@ mod tests {
             super::field_at(text, text.find("[cues").expect("header")),
             "cues.a"
         );
+    }
+
+    #[test]
+    fn fields_are_found_past_comments_over_lines_and_in_arrays_of_tables() {
+        let text = "[cues.step]    # a cue, by name\npich = 1.0\ncurve = [\n  [0.0, -40.0], # ]\n  [1.0, \"x]\"],\n]\n[[cues.step.maps]]\nparam = \"a\"\n[[cues.step.maps]]\ncurv = 1\n[cues.\"pas \u{e4}\"]\nsounds = [\n  \"a.wav\",\n  2,\n]\n";
+        let at = |needle: &str| super::field_at(text, text.find(needle).expect(needle));
+        assert_eq!(at("pich"), "cues.step.pich");
+        assert_eq!(at("[1.0"), "cues.step.curve");
+        assert_eq!(at("curv ="), "cues.step.maps[1].curv");
+        assert_eq!(at("param"), "cues.step.maps[0].param");
+        assert_eq!(at("2,"), "cues.pas \u{e4}.sounds");
     }
 }

@@ -61,15 +61,15 @@ impl Controller {
         }
         let base = params.validate(self.shared.engine)?;
         // A voice sends to one bus: its maps' (at the play's level, or
-        // at 1 if the play sends nowhere) or the play's.
-        let sent = d.voice_mods.iter().flatten().find_map(|m| m.send_bus());
-        if let Some(bus) = sent {
-            if base.send.is_some() && base.send.bus != bus {
-                return Err(PlayError::Invalid {
-                    name: "send",
-                    reason: "a cue that maps a send plays with no send to another bus",
-                });
-            }
+        // at 1 if the play sends nowhere) or the play's. Every voice's.
+        let elsewhere = (d.voice_mods.iter().flatten())
+            .filter_map(|m| m.send_bus())
+            .any(|bus| base.send.is_some() && base.send.bus != bus);
+        if elsewhere {
+            return Err(PlayError::Invalid {
+                name: "send",
+                reason: "a cue that maps a send plays with no send to another bus",
+            });
         }
         let mut game = self.game()?;
         let rate = self.shared.rate;

@@ -110,7 +110,7 @@ impl Mixer {
                     // Stolen voices still fading out are stopped too (a
                     // shorter fade wins; see `Voice::stop`).
                     let (fade, audibility, buses) = (self.stop_fade, self.audibility, &self.buses);
-                    let streams = &self.streams;
+                    let (streams, space) = (&self.streams, &self.space);
                     let now = self.frame;
                     self.pool.update_all(|who, v| {
                         v.stop(fade);
@@ -119,7 +119,7 @@ impl Mixer {
                             buses,
                             streams,
                             v,
-                            (Ahead::STILL, who.send),
+                            (Ahead::STILL, space.send_of(who)),
                             now,
                         ))
                     });

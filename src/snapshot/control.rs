@@ -146,8 +146,24 @@ impl Controller {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn create_snapshot(&self, snapshot: Snapshot) -> Result<SnapshotHandle, PlayError> {
+        let values = self.snapshot_values(&snapshot)?;
+        let mut game = self.game()?;
+        let index = u16::try_from(game.mix.made.len()).map_err(|_| PlayError::Invalid {
+            name: "snapshot",
+            reason: "an engine makes at most 65,536 snapshots",
+        })?;
+        game.mix.made.push(values);
+        Ok(SnapshotHandle::new(self.shared.engine, index))
+    }
+
+    /// `snapshot`'s values checked for this engine (the last of two that
+    /// set one value wins), or the first one's error; nothing made.
+    pub(crate) fn snapshot_values(
+        &self,
+        snapshot: &Snapshot,
+    ) -> Result<Vec<(Key, f32)>, PlayError> {
         let mut values: Vec<(Key, f32)> = Vec::with_capacity(snapshot.values.len());
-        for setting in snapshot.values {
+        for &setting in &snapshot.values {
             let (key, value) = match setting {
                 Setting::Volume(bus, volume) => {
                     let b = bus
@@ -175,13 +191,7 @@ impl Controller {
             values.retain(|(k, _)| *k != key);
             values.push((key, value));
         }
-        let mut game = self.game()?;
-        let index = u16::try_from(game.mix.made.len()).map_err(|_| PlayError::Invalid {
-            name: "snapshot",
-            reason: "an engine makes at most 65,536 snapshots",
-        })?;
-        game.mix.made.push(values);
-        Ok(SnapshotHandle::new(self.shared.engine, index))
+        Ok(values)
     }
 
     /// Blends the mix into `snapshot` over `fade`: each value it sets

@@ -266,8 +266,10 @@ impl Sound {
     /// A sound to be streamed from `bytes` in memory (a file's contents),
     /// as [`Sound::stream_file`] streams a file: for where there is no file
     /// system (a browser: bytes the page fetched) or a game that keeps its
-    /// sounds in an archive. The bytes are shared by every play, never
-    /// copied; each play decodes them as it plays, a fraction of a second
+    /// sounds in an archive. The bytes are shared by every play, not copied
+    /// per play (a `Vec<u8>` is moved into an `Arc<[u8]>` once; pass an
+    /// `Arc<[u8]>` the game holds to share it without that copy); each
+    /// play decodes them as it plays, a fraction of a second
     /// ahead, and sounds exactly what a play of the file would. Errors
     /// name the data `<bytes>`; unreadable or undecodable bytes are an
     /// error now.
@@ -309,7 +311,8 @@ impl Sound {
         Ok(Sound::streamed(crate::sound::BYTES_ORIGIN.into(), source))
     }
 
-    /// True for a sound made by [`Sound::stream_file`]: its plays stream.
+    /// True for a sound made by [`Sound::stream_file`] or
+    /// [`Sound::stream_bytes`]: its plays stream.
     ///
     /// ```
     /// use voicepool::Sound;
