@@ -170,36 +170,43 @@ fn a_plays_own_value_leaves_the_others_and_the_engines_value() {
 
 #[test]
 fn a_parameter_that_lowers_a_voice_has_it_stolen_first() {
-    // Two equal voices; the one a parameter turned down goes.
-    for down_first in [true, false] {
-        let mut e = engine(2);
-        let p = e.create_param("fade", 0.0).expect("param");
-        // (Tones: stealing hears K-weighted loudness, which a constant
-        // has none of.)
-        let cue = Cue::new([sine(440.0, 2.0, RATE, 0.3)]).map(
-            p,
-            Target::VolumeDb,
-            Curve::linear([(0.0, 0.0), (1.0, -30.0)]),
-        );
-        let a = e.play_cue(&cue, PlayParams::default()).expect("a");
-        let b = e.play_cue(&cue, PlayParams::default()).expect("b");
-        let down = if down_first { a } else { b };
-        e.set_play_param(down, p, 1.0, Duration::ZERO)
-            .expect("down");
-        e.render(4_800);
-        e.drain_events().for_each(drop);
-        let c = e
-            .play(&sine(440.0, 2.0, RATE, 0.3), PlayParams::default())
-            .expect("c");
-        e.render(480);
-        let events: Vec<Event> = e.drain_events().collect();
-        assert!(
-            events.contains(&Event::Stolen {
+    // Two equal voices; the one a parameter turned down goes, whether it
+    // turned down its volume or the send it is heard through (its own bus
+    // muted). (Tones: stealing hears K-weighted loudness, which a
+    // constant has none of.)
+    for through_send in [false, true] {
+        for down_first in [true, false] {
+            let mut e = engine(2);
+            let p = e.create_param("fade", 0.0).expect("param");
+            let (target, curve, params) = if through_send {
+                let dry = e.create_bus().expect("dry");
+                let wet = e.create_bus().expect("wet");
+                e.set_bus_volume(dry, 0.0, Duration::ZERO).expect("mute");
+                let curve = Curve::linear([(0.0, 1.0), (1.0, 0.03)]);
+                (Target::Send(wet), curve, PlayParams::default().bus(dry))
+            } else {
+                let curve = Curve::linear([(0.0, 0.0), (1.0, -30.0)]);
+                (Target::VolumeDb, curve, PlayParams::default())
+            };
+            let cue = Cue::new([sine(440.0, 2.0, RATE, 0.3)]).map(p, target, curve);
+            let a = e.play_cue(&cue, params).expect("a");
+            let b = e.play_cue(&cue, params).expect("b");
+            let down = if down_first { a } else { b };
+            e.set_play_param(down, p, 1.0, Duration::ZERO)
+                .expect("down");
+            e.render(4_800);
+            e.drain_events().for_each(drop);
+            let c = e
+                .play(&sine(440.0, 2.0, RATE, 0.3), PlayParams::default())
+                .expect("c");
+            e.render(480);
+            let events: Vec<Event> = e.drain_events().collect();
+            let stolen = Event::Stolen {
                 victim: down,
-                by: c
-            }),
-            "{events:?}"
-        );
+                by: c,
+            };
+            assert!(events.contains(&stolen), "send {through_send}: {events:?}");
+        }
     }
 }
 

@@ -1,14 +1,14 @@
 //! A parameter driving a send (`Target::Send`): the level a cue's play
-//! sends at follows the curve as a fixed `PlayParams::send` would, glides
-//! without a step, and is what stealing hears; bad sends are refused.
+//! sends at follows the curve as a fixed `PlayParams::send` would and
+//! glides without a step; bad sends are refused. (That stealing hears it:
+//! `tests/cue_params.rs`, with the other targets.)
 
 use std::time::Duration;
 
-use voicepool_testkit::common::{channel, sine, RATE};
+use voicepool_testkit::common::{channel, RATE};
 
 use voicepool::{
-    BusHandle, Cue, Curve, EngineSettings, Event, OfflineEngine, PlayError, PlayParams, Sound,
-    Target,
+    BusHandle, Cue, Curve, EngineSettings, OfflineEngine, PlayError, PlayParams, Sound, Target,
 };
 
 /// An engine with a muted bus for the plays (`dry`: only what they send
@@ -94,41 +94,6 @@ fn a_send_glides_without_a_step_and_is_halfway_at_half_time() {
         "a step of {most} (a frame's share {})",
         full / glide as f32
     );
-}
-
-#[test]
-fn a_send_turned_down_has_its_voice_stolen_first() {
-    // Two voices heard only through their sends; the one whose send a
-    // parameter turned down goes.
-    for down_first in [true, false] {
-        let (mut e, dry, wet) = engine(2);
-        let p = e.create_param("wetness", 1.0).expect("param");
-        let cue = Cue::new([sine(440.0, 2.0, RATE, 0.3)]).map(
-            p,
-            Target::Send(wet),
-            Curve::linear([(0.0, 0.0), (1.0, 1.0)]),
-        );
-        let on_dry = PlayParams::default().bus(dry);
-        let a = e.play_cue(&cue, on_dry).expect("a");
-        let b = e.play_cue(&cue, on_dry).expect("b");
-        let down = if down_first { a } else { b };
-        e.set_play_param(down, p, 0.03, Duration::ZERO)
-            .expect("down");
-        e.render(4_800);
-        e.drain_events().for_each(drop);
-        let c = e
-            .play(&sine(440.0, 2.0, RATE, 0.3), PlayParams::default())
-            .expect("c");
-        e.render(480);
-        let events: Vec<Event> = e.drain_events().collect();
-        assert!(
-            events.contains(&Event::Stolen {
-                victim: down,
-                by: c
-            }),
-            "{events:?}"
-        );
-    }
 }
 
 #[test]

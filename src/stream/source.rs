@@ -70,6 +70,21 @@ pub(crate) enum StreamKind {
     Wav,
 }
 
+impl StreamKind {
+    /// How data starting with `head` streams, told from its content, or
+    /// the error naming `path` if it is no format we read.
+    fn of(head: &[u8], path: &Path) -> Result<StreamKind, SoundError> {
+        match decode::sniff(head) {
+            Content::Compressed(format) => Ok(StreamKind::Compressed(format)),
+            Content::Wav => Ok(StreamKind::Wav),
+            Content::Unknown(reason) => Err(SoundError::UnknownFormat {
+                path: path.to_path_buf(),
+                reason: reason.into(),
+            }),
+        }
+    }
+}
+
 /// A streamed file being decoded: a chunk at a time, from where it was
 /// opened or sought.
 pub(crate) enum StreamDecoder {
@@ -244,16 +259,7 @@ impl Sound {
             path: path.to_path_buf(),
             source,
         })?;
-        let kind = match decode::sniff(&head) {
-            Content::Compressed(format) => StreamKind::Compressed(format),
-            Content::Wav => StreamKind::Wav,
-            Content::Unknown(reason) => {
-                return Err(SoundError::UnknownFormat {
-                    path: path.to_path_buf(),
-                    reason: reason.into(),
-                })
-            }
-        };
+        let kind = StreamKind::of(&head, path)?;
         file.rewind().map_err(|source| SoundError::Io {
             path: path.to_path_buf(),
             source,
@@ -295,16 +301,7 @@ impl Sound {
             });
         }
         let head = &bytes[..bytes.len().min(decode::HEAD)];
-        let kind = match decode::sniff(head) {
-            Content::Compressed(format) => StreamKind::Compressed(format),
-            Content::Wav => StreamKind::Wav,
-            Content::Unknown(reason) => {
-                return Err(SoundError::UnknownFormat {
-                    path: path.to_path_buf(),
-                    reason: reason.into(),
-                })
-            }
-        };
+        let kind = StreamKind::of(head, path)?;
         let origin = Origin::Bytes(bytes);
         let reader = origin.open()?;
         let source = check_and_measure(reader, (origin, kind), path)?;
