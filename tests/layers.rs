@@ -28,6 +28,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "sound/",
             "stream/source.rs",
             "stream/origin.rs",
+            "stream/open.rs",
             "stream/wav.rs",
             "stream/loader.rs",
         ],

@@ -15,6 +15,7 @@
 pub(crate) mod control;
 pub(crate) mod loader;
 pub(crate) mod mix;
+pub(crate) mod open;
 pub(crate) mod origin;
 pub(crate) mod reader;
 pub(crate) mod source;
