@@ -239,18 +239,25 @@ impl Builder<'_> {
         }
     }
 
-    /// Bus `name`, or a problem at it.
-    fn bus(&mut self, name: &Spanned<String>, field: &str) -> Option<BusHandle> {
-        let n = name.get_ref();
-        let found = (self.buses)(n).or((n == "master").then_some(self.master));
+    /// The bus the game gave the bank as `name` (`"master"`: the master
+    /// bus, unless the game named another so).
+    fn find_bus(&self, name: &str) -> Option<BusHandle> {
+        (self.buses)(name).or((name == "master").then_some(self.master))
+    }
+
+    /// Bus `name`, or a problem at byte `at` naming `field`.
+    fn bus_at(&mut self, name: &str, at: usize, field: String) -> Option<BusHandle> {
+        let found = self.find_bus(name);
         if found.is_none() {
-            self.problems.at(
-                name.span().start,
-                field.to_owned(),
-                format!("no bus named \"{n}\" was given to the bank"),
-            );
+            let why = format!("no bus named \"{name}\" was given to the bank");
+            self.problems.at(at, field, why);
         }
         found
+    }
+
+    /// Bus `name`, or a problem at it.
+    fn bus(&mut self, name: &Spanned<String>, field: &str) -> Option<BusHandle> {
+        self.bus_at(name.get_ref(), name.span().start, field.to_owned())
     }
 
     /// Cue `spec` built, each field checked as it is applied.
@@ -400,10 +407,7 @@ impl Builder<'_> {
             TargetSpec::Pitch => Target::Pitch,
             TargetSpec::LowPassHz => Target::LowPassHz,
             // (An unknown bus was noted by `check_names`.)
-            TargetSpec::Send => {
-                let name = m.bus.as_ref()?.get_ref();
-                Target::Send((self.buses)(name).or((name == "master").then_some(self.master))?)
-            }
+            TargetSpec::Send => Target::Send(self.find_bus(m.bus.as_ref()?.get_ref())?),
         };
         Some((param, target))
     }
@@ -422,9 +426,7 @@ impl Builder<'_> {
         for (bus, volume) in &spec.bus_volumes {
             let field = format!("snapshots.{name}.bus_volumes.{bus}");
             let at = volume.span().start;
-            let Some(b) = (self.buses)(bus).or((bus == "master").then_some(self.master)) else {
-                let why = format!("no bus named \"{bus}\" was given to the bank");
-                self.problems.at(at, field, why);
+            let Some(b) = self.bus_at(bus, at, field.clone()) else {
                 ok = false;
                 continue;
             };
