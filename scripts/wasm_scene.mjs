@@ -15,8 +15,9 @@ const { instance } = await WebAssembly.instantiate(readFileSync(wasmPath), {});
 // not trap (a Rust panic traps): each bit one call (see wasm-scene's
 // `edges`).
 const edges = instance.exports.scene_edges();
-const named = ["an AudioEngine", "a sound from a file", "a streamed sound",
-  "a sound bank from a file", "a recording to a file", "an offline play's events"];
+const named = ["a sound streamed from bytes", "a sound from a file", "a streamed sound",
+  "a sound bank from a file", "a recording to a file", "an offline play's events",
+  "an AudioEngine without the web feature"];
 const missed = named.filter((_, k) => !(edges & (1 << k)));
 if (missed.length) {
   console.error(`wasm scene: no clear answer in WebAssembly for: ${missed.join(", ")}`);

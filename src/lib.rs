@@ -153,7 +153,7 @@ pub use cue::{Cue, Pick};
 pub use error::{EngineError, PlayError, RenderError, SoundError};
 pub use handle::{BusHandle, GroupHandle, VoiceHandle};
 pub use mixer::Mixer;
-pub use output::cpal::{AudioEngine, DeviceSampleFormat, StreamInfo};
+pub use output::cpal::{AudioEngine, DeviceSampleFormat, OutputState, StreamInfo};
 pub use output::offline::{OfflineEngine, Recording, WavFormat};
 pub use param::{Curve, ParamHandle, Target};
 pub use protocol::device_name::DeviceName;

@@ -270,12 +270,7 @@ impl Engine {
     /// Offline: decodes every streamed play as far as its ring has room.
     /// True if any streamed play is in flight.
     pub(crate) fn pump_streams(&self) -> bool {
-        let mut game = self.controller.lock();
-        if !game.streams.in_use() {
-            return false;
-        }
-        game.streams.pump_all();
-        true
+        self.controller.pump_streams()
     }
 
     /// The audio side is gone without its mixer being dropped (a live

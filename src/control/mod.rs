@@ -78,6 +78,18 @@ impl fmt::Debug for Controller {
 }
 
 impl Controller {
+    /// Decodes every streamed play as far as its ring has room, on the
+    /// calling thread (an engine whose stream loader runs inline: offline,
+    /// or in a browser). True if any streamed play is in flight.
+    pub(crate) fn pump_streams(&self) -> bool {
+        let mut game = self.lock();
+        if !game.streams.in_use() {
+            return false;
+        }
+        game.streams.pump_all();
+        true
+    }
+
     pub(crate) fn lock(&self) -> MutexGuard<'_, GameState> {
         // A panic elsewhere while holding the lock leaves the state usable.
         self.shared.game.lock().unwrap_or_else(|e| e.into_inner())

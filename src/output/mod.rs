@@ -1,6 +1,9 @@
 //! Outputs that drive a [`crate::Mixer`]: offline (deterministic, on the
-//! calling thread) and live (a cpal device).
+//! calling thread) and live (a cpal device natively, Web Audio in a
+//! browser).
 
 pub mod cpal;
 pub mod offline;
 mod recorder;
+#[cfg(web)]
+mod web;

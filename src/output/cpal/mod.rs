@@ -2,9 +2,12 @@
 
 use std::fmt;
 use std::ops::{Deref, DerefMut};
+#[cfg(not(web))]
 use std::sync::{Arc, Mutex};
+#[cfg(not(web))]
 use std::thread::JoinHandle;
 
+#[cfg(not(web))]
 use crossbeam_channel::Receiver;
 
 use crate::control::settings::EngineSettings;
@@ -12,11 +15,14 @@ use crate::control::Engine;
 use crate::error::EngineError;
 use crate::mixer::Mixer;
 
+#[cfg(not(web))]
 mod open;
-mod side;
+pub(super) mod side;
+#[cfg(not(web))]
 mod supervisor;
 
 use side::AudioSide;
+#[cfg(not(web))]
 use supervisor::Control;
 
 /// The fewest frames the scratch buffer holds.
@@ -38,6 +44,7 @@ pub enum DeviceSampleFormat {
 }
 
 impl DeviceSampleFormat {
+    #[cfg(not(web))]
     pub(super) fn from_cpal(format: cpal::SampleFormat) -> Option<Self> {
         match format {
             cpal::SampleFormat::F32 => Some(DeviceSampleFormat::F32),
@@ -88,7 +95,32 @@ pub struct StreamInfo {
 #[cfg(feature = "hooks")]
 pub use hook::{CallbackHook, CallbackPhase};
 #[cfg(not(feature = "hooks"))]
-use hook::{CallbackHook, CallbackPhase};
+pub(crate) use hook::{CallbackHook, CallbackPhase};
+
+/// Whether an [`AudioEngine`]'s output is making sound: see
+/// [`AudioEngine::output_state`].
+///
+/// ```no_run
+/// use voicepool::{AudioEngine, EngineSettings, OutputState};
+/// let engine = AudioEngine::start(EngineSettings::default())?;
+/// if engine.output_state() == OutputState::Suspended {
+///     println!("click to start the sound"); // then engine.resume_output() in the click handler
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum OutputState {
+    /// The output runs: the mixer renders as the device asks.
+    Playing,
+    /// In a browser: the page's audio is suspended (no user gesture yet, or
+    /// the browser suspended it). Plays are taken, nothing renders, and the
+    /// engine's clock holds until [`AudioEngine::resume_output`] succeeds.
+    Suspended,
+    /// The output is gone for good ([`AudioEngine::shut_down`], or a
+    /// closed Web Audio context).
+    Closed,
+}
 
 /// Instrumentation of the data callback (feature `hooks`: tests only).
 mod hook {
@@ -211,11 +243,18 @@ mod hook {
 /// where it is freed on the thread that dropped the engine.
 pub struct AudioEngine {
     engine: Engine,
+    #[cfg(not(web))]
     control: Arc<Control>,
+    #[cfg(not(web))]
     thread: Option<JoinHandle<()>>,
+    #[cfg(not(web))]
     home: Receiver<Box<AudioSide>>,
     /// The stream now open (or last open), as the output thread keeps it.
+    #[cfg(not(web))]
     info: Arc<Mutex<Option<StreamInfo>>>,
+    /// The page's context and node (in a browser).
+    #[cfg(web)]
+    web: Option<super::web::WebOutput>,
     /// The stream first opened; its rate is the engine's for good.
     first: StreamInfo,
 }
@@ -273,11 +312,33 @@ impl AudioEngine {
         AudioEngine::start_hooked(settings, hook)
     }
 
+    #[cfg(web)]
     fn start_hooked(
         settings: EngineSettings,
         hook: CallbackHook,
     ) -> Result<AudioEngine, EngineError> {
         settings.validate()?;
+        let (engine, first, web) = super::web::start(&settings, hook)?;
+        Ok(AudioEngine {
+            engine,
+            web: Some(web),
+            first,
+        })
+    }
+
+    #[cfg(not(web))]
+    fn start_hooked(
+        settings: EngineSettings,
+        hook: CallbackHook,
+    ) -> Result<AudioEngine, EngineError> {
+        settings.validate()?;
+        if cfg!(target_arch = "wasm32") {
+            return Err(EngineError::NoDevice(
+                "this WebAssembly build has no audio output: build voicepool with its `web` \
+                 feature (on by default) for Web Audio in a browser, or render with OfflineEngine"
+                    .into(),
+            ));
+        }
         let control = Arc::new(Control::default());
         let info = Arc::new(Mutex::new(None));
         let (ready_tx, ready) = crossbeam_channel::bounded(1);
@@ -324,8 +385,111 @@ impl AudioEngine {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn info(&self) -> StreamInfo {
-        let now = self.info.lock().unwrap_or_else(|e| e.into_inner());
-        now.clone().unwrap_or_else(|| self.first.clone())
+        #[cfg(not(web))]
+        {
+            let now = self.info.lock().unwrap_or_else(|e| e.into_inner());
+            now.clone().unwrap_or_else(|| self.first.clone())
+        }
+        #[cfg(web)]
+        self.first.clone()
+    }
+
+    /// Whether the output is making sound. Natively the stream plays from
+    /// [`AudioEngine::start`] until [`AudioEngine::shut_down`]:
+    /// [`OutputState::Playing`], also while a lost device is being reopened
+    /// (the events tell that), then [`OutputState::Closed`]. In a browser,
+    /// the page's `AudioContext`: [`OutputState::Suspended`] until the user
+    /// has interacted with the page and [`AudioEngine::resume_output`] was
+    /// called (and whenever the browser suspends it), during which plays are
+    /// taken and nothing renders, the clock held.
+    ///
+    /// ```no_run
+    /// use voicepool::{AudioEngine, EngineSettings, OutputState};
+    /// let engine = AudioEngine::start(EngineSettings::default())?;
+    /// match engine.output_state() {
+    ///     OutputState::Playing => {}
+    ///     OutputState::Suspended => println!("press a key to start the sound"),
+    ///     _ => println!("no sound any more"),
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn output_state(&self) -> OutputState {
+        #[cfg(not(web))]
+        let state = match self.thread {
+            Some(_) => OutputState::Playing,
+            None => OutputState::Closed,
+        };
+        #[cfg(web)]
+        let state = self
+            .web
+            .as_ref()
+            .map_or(OutputState::Closed, super::web::WebOutput::state);
+        state
+    }
+
+    /// Asks the output to play. In a browser this resumes the page's
+    /// `AudioContext`, which a browser allows once the user has interacted
+    /// with the page: call it from a click, key or touch handler (or any
+    /// time after the first one). It returns at once; the context starts a
+    /// moment later ([`AudioEngine::output_state`] then says
+    /// [`OutputState::Playing`]), and stays suspended if the browser refuses
+    /// (call it again after a gesture). Natively the stream already plays
+    /// and this does nothing. Errors: [`EngineError::Device`] when the
+    /// output is closed, or Web Audio refuses the call outright.
+    ///
+    /// ```no_run
+    /// use voicepool::{AudioEngine, EngineSettings};
+    /// // Made when the game loads, before any gesture: silent, taking plays.
+    /// let engine = AudioEngine::start(EngineSettings::default())?;
+    /// // In the first click or key handler:
+    /// engine.resume_output()?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn resume_output(&self) -> Result<(), EngineError> {
+        #[cfg(not(web))]
+        let resumed = match self.thread {
+            Some(_) => Ok(()),
+            None => Err(EngineError::Device(
+                "the engine's output is shut down".into(),
+            )),
+        };
+        #[cfg(web)]
+        let resumed = match &self.web {
+            Some(web) => web.resume(),
+            None => Err(EngineError::Device(
+                "the engine's output is shut down".into(),
+            )),
+        };
+        resumed
+    }
+
+    /// In a browser: the page's `AudioContext` the engine plays in, for
+    /// routing its output through a page's own Web Audio graph (with
+    /// [`AudioEngine::output_node`]); `None` once shut down. Closing the
+    /// context ends the engine's sound for good: shut the engine down
+    /// instead.
+    ///
+    /// ```ignore
+    /// let ctx = engine.audio_context().expect("running");
+    /// let analyser = ctx.create_analyser()?;
+    /// ```
+    #[cfg(web)]
+    pub fn audio_context(&self) -> Option<web_sys::AudioContext> {
+        self.web.as_ref()?.context()
+    }
+
+    /// In a browser: the node the engine's stereo output comes from, which
+    /// is connected to the context's destination. Connect it to another
+    /// node (an analyser, a `MediaStreamAudioDestinationNode` for
+    /// recording) to have the output there too; `None` once shut down.
+    ///
+    /// ```ignore
+    /// let analyser = engine.audio_context().unwrap().create_analyser()?;
+    /// engine.output_node().unwrap().connect_with_audio_node(&analyser)?;
+    /// ```
+    #[cfg(web)]
+    pub fn output_node(&self) -> Option<web_sys::AudioNode> {
+        self.web.as_ref()?.node()
     }
 
     /// The output rate in Hz: the device's when the engine started, kept
@@ -349,10 +513,13 @@ impl AudioEngine {
     #[cfg(feature = "hooks")]
     #[doc(hidden)]
     pub fn simulate_device_loss(&self) {
-        use std::sync::atomic::Ordering::Relaxed;
-        self.control.simulated_losses.fetch_add(1, Relaxed);
-        if let Some(t) = &self.thread {
-            t.thread().unpark();
+        #[cfg(not(web))]
+        {
+            use std::sync::atomic::Ordering::Relaxed;
+            self.control.simulated_losses.fetch_add(1, Relaxed);
+            if let Some(t) = &self.thread {
+                t.thread().unpark();
+            }
         }
     }
 
@@ -398,7 +565,7 @@ impl AudioEngine {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn shut_down(&mut self) {
-        if self.thread.is_none() {
+        if !self.has_output() {
             return;
         }
         match self.stop_stream() {
@@ -410,6 +577,21 @@ impl AudioEngine {
         }
     }
 
+    /// The output is not yet shut down (its thread or context is held).
+    fn has_output(&self) -> bool {
+        #[cfg(not(web))]
+        let held = self.thread.is_some();
+        #[cfg(web)]
+        let held = self.web.is_some();
+        held
+    }
+
+    #[cfg(web)]
+    fn stop_stream(&mut self) -> Option<Box<AudioSide>> {
+        self.web.take()?.close()
+    }
+
+    #[cfg(not(web))]
     fn stop_stream(&mut self) -> Option<Box<AudioSide>> {
         use std::sync::atomic::Ordering::Relaxed;
         let thread = self.thread.take()?;

@@ -4,10 +4,14 @@
 //! Everything here that a callback calls keeps the real-time rules: no
 //! allocation or freeing, no lock, no blocking, no panic; atomics only.
 
+#[cfg(not(web))]
 use std::cell::UnsafeCell;
+#[cfg(not(web))]
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
+#[cfg(not(web))]
 use std::sync::atomic::{AtomicU64, AtomicU8};
 use std::sync::Arc;
+#[cfg(not(web))]
 use std::time::Instant;
 
 use cpal::{FromSample, Sample};
@@ -20,14 +24,42 @@ use crate::protocol::stats::Counters;
 pub(crate) struct AudioSide {
     pub(crate) mixer: Mixer,
     /// Interleaved stereo, `max_block_frames * 2` samples.
-    pub(super) scratch: Box<[f32]>,
+    pub(crate) scratch: Box<[f32]>,
     /// Device channels (at least 1).
-    pub(super) channels: usize,
-    pub(super) hook: CallbackHook,
+    pub(crate) channels: usize,
+    pub(crate) hook: CallbackHook,
     /// For the deadline accounting.
-    pub(super) counters: Arc<Counters>,
+    pub(crate) counters: Arc<Counters>,
     /// The stream's rate in Hz (the mixer's).
-    pub(super) rate: u32,
+    pub(crate) rate: u32,
+}
+
+/// The monotonic clock the callback is timed with: `Instant` natively,
+/// `performance.now()` in a browser (where `Instant` is not there).
+struct Stopwatch {
+    #[cfg(not(web))]
+    start: Instant,
+    #[cfg(web)]
+    start_ns: u64,
+}
+
+impl Stopwatch {
+    fn start() -> Stopwatch {
+        Stopwatch {
+            #[cfg(not(web))]
+            start: Instant::now(),
+            #[cfg(web)]
+            start_ns: crate::output::web::now_ns(),
+        }
+    }
+
+    fn elapsed_ns(&self) -> u64 {
+        #[cfg(not(web))]
+        let ns = u64::try_from(self.start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        #[cfg(web)]
+        let ns = crate::output::web::now_ns().saturating_sub(self.start_ns);
+        ns
+    }
 }
 
 impl AudioSide {
@@ -40,9 +72,9 @@ impl AudioSide {
     /// bounded by `chunks_exact_mut`; a trailing partial frame, which a host
     /// should never pass, is filled with silence).
     #[cfg_attr(feature = "rtsan", rtsan_standalone::nonblocking)]
-    pub(super) fn fill<T: Sample + FromSample<f32>>(&mut self, out: &mut [T]) {
+    pub(crate) fn fill<T: Sample + FromSample<f32>>(&mut self, out: &mut [T]) {
         (self.hook)(CallbackPhase::Enter);
-        let start = Instant::now();
+        let watch = Stopwatch::start();
         let channels = self.channels.max(1);
         let block = (self.scratch.len() / 2).max(1);
         let mut chunks = out.chunks_exact_mut(channels * block);
@@ -56,10 +88,9 @@ impl AudioSide {
             self.render_chunk(frames, channels);
         }
         partial.fill(T::EQUILIBRIUM);
-        let took = Instant::now().saturating_duration_since(start);
+        let took_ns = watch.elapsed_ns();
         let frames = (out.len() / channels) as u64;
         let budget_ns = frames.saturating_mul(1_000_000_000) / u64::from(self.rate.max(1));
-        let took_ns = u64::try_from(took.as_nanos()).unwrap_or(u64::MAX);
         self.counters.note_callback(took_ns, budget_ns);
         (self.hook)(CallbackPhase::Exit);
     }
@@ -98,10 +129,13 @@ fn write_frames<T: Sample + FromSample<f32>>(mix: &[f32], out: &mut [T], channel
 }
 
 /// The slot's side is there and no callback is using it.
+#[cfg(not(web))]
 const READY: u8 = 0;
 /// A data callback is using the side.
+#[cfg(not(web))]
 const BUSY: u8 = 1;
 /// The output thread took the side out; the slot stays empty.
+#[cfg(not(web))]
 const TAKEN: u8 = 2;
 
 /// Lends the audio side to one stream's data callback, and lets the output
@@ -111,7 +145,9 @@ const TAKEN: u8 = 2;
 /// cell: the callback moves it `READY -> BUSY` on entry and back on exit;
 /// the output thread moves it `READY -> TAKEN` and then owns the side. A
 /// callback that finds the slot taken writes silence. No lock: a callback
-/// never waits, the output thread retries while one is inside.
+/// never waits, the output thread retries while one is inside. (Not in a
+/// browser, where the callback and the engine share the page's thread.)
+#[cfg(not(web))]
 pub(crate) struct Slot {
     state: AtomicU8,
     side: UnsafeCell<Option<Box<AudioSide>>>,
@@ -122,9 +158,11 @@ pub(crate) struct Slot {
 // handed back with a release store (BUSY -> READY) or never (TAKEN is
 // final): at most one thread touches it at a time, and `AudioSide` is
 // `Send`, so sharing the slot between threads is sound.
+#[cfg(not(web))]
 unsafe impl Sync for Slot {}
 
 /// What [`Slot::try_take`] found.
+#[cfg(not(web))]
 pub(crate) enum Take {
     /// The side, now the caller's.
     Side(Box<AudioSide>),
@@ -134,6 +172,7 @@ pub(crate) enum Take {
     Empty,
 }
 
+#[cfg(not(web))]
 impl Slot {
     pub(super) fn new(side: Box<AudioSide>) -> Arc<Slot> {
         Arc::new(Slot {
@@ -199,6 +238,7 @@ impl Slot {
 /// error callback may run on the audio thread (cpal's ALSA backend calls it
 /// there), so it only classifies the error and bumps an atomic. The output
 /// thread reads the counts and turns them into events.
+#[cfg(not(web))]
 #[derive(Default)]
 pub(crate) struct StreamFlags {
     /// Errors meaning the device is gone.
@@ -207,6 +247,7 @@ pub(crate) struct StreamFlags {
     pub(crate) backend: AtomicU64,
 }
 
+#[cfg(not(web))]
 impl StreamFlags {
     /// Classifies and counts `err`; an underrun goes to
     /// [`crate::Stats::underruns`] instead. Looks at the error's text (no
@@ -230,6 +271,7 @@ impl StreamFlags {
     }
 }
 
+#[cfg(not(web))]
 #[derive(Debug, PartialEq)]
 enum Kind {
     Underrun,
@@ -242,6 +284,7 @@ enum Kind {
 /// under run)", "JACK was shut down for reason: ...", and "sample rate
 /// changed to: ...", after which its client stops), and an ALSA device
 /// that has gone away (ENODEV, or `poll` reporting POLLERR on the PCM).
+#[cfg(not(web))]
 fn classify(description: &str) -> Kind {
     if description.starts_with("xrun") {
         Kind::Underrun

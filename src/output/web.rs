@@ -1,0 +1,347 @@
+//! [`crate::AudioEngine`] in a browser (`wasm32-unknown-unknown`): the mixer
+//! on Web Audio.
+//!
+//! # How it plays
+//!
+//! The engine makes an `AudioContext` at the page's default rate and a
+//! `ScriptProcessorNode` (no input, two output channels) connected to its
+//! destination. The browser calls the node's `onaudioprocess` on the page's
+//! thread for every buffer it needs; the handler first decodes streamed
+//! plays as far as their rings have room (the stream loader runs inline
+//! here: there is no thread to run it on), then calls the real-time entry
+//! point, [`AudioSide::fill`], into a stereo buffer made when the engine
+//! started, and copies the two channels into the event's output buffer.
+//!
+//! Why this node, and not the others a Rust crate could use:
+//!
+//! - An `AudioWorklet` runs on the browser's audio thread in a global scope
+//!   of its own. The mixer and the game side share memory (the lock-free
+//!   command and event queues), so the mixer could only run there in a wasm
+//!   module whose memory is shared with the page's: WebAssembly threads,
+//!   which stable Rust's standard library for `wasm32-unknown-unknown` does
+//!   not offer, on a page served cross-origin isolated. A second module in
+//!   the worklet that gets its commands by `postMessage` would be a second
+//!   engine, not this one.
+//! - cpal 0.16's web backend (`AudioBufferSourceNode`s chained from their
+//!   `onended`) also renders on the page's thread, but it panics when Web
+//!   Audio refuses a call, and starting it a second time (what resuming
+//!   after a user gesture is) runs two chains at once.
+//!
+//! The mix therefore shares the page's thread with the game: a game frame
+//! that holds that thread for longer than the buffer lasts makes the
+//! browser play a gap. [`crate::EngineSettings::buffer_frames`] sets the
+//! buffer (a power of two from 256 to 16 384; the default, 2048 frames, is
+//! 43 ms at 48 kHz).
+//!
+//! # Starting after a gesture
+//!
+//! A browser lets an `AudioContext` make sound only once the user has
+//! interacted with the page. An engine started before that is
+//! [`OutputState::Suspended`]: it takes plays, and nothing renders (its
+//! clock holds, plays wait where they are). [`crate::AudioEngine::resume_output`]
+//! called from a click, key or touch handler (or any time after one)
+//! starts it. A context the browser suspends later (some do for a tab in
+//! the background) holds the clock the same way.
+//!
+//! # Everything on one thread
+//!
+//! The context, the node and its handler are JavaScript objects, which stay
+//! on the thread that made them: they are kept here, in a registry local to
+//! that thread, and the engine holds only its index (so it stays `Send` and
+//! `Sync`, as a Bevy resource must be). Without WebAssembly threads there
+//! is no other thread; with them, an engine must be closed on the thread
+//! that started it (elsewhere, closing it finds nothing and the context
+//! plays on until the page closes).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use ringbuf::traits::{Observer, Producer};
+use ringbuf::HeapProd;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{AudioContext, AudioContextState, AudioProcessingEvent, ScriptProcessorNode};
+
+use super::cpal::side::AudioSide;
+use super::cpal::{CallbackHook, DeviceSampleFormat, OutputState, StreamInfo};
+use crate::control::settings::EngineSettings;
+use crate::control::{Controller, Engine};
+use crate::error::EngineError;
+use crate::protocol::stats::Counters;
+use crate::protocol::{Event, StreamErrorKind, TimedEvent};
+
+/// The node's buffer when the settings name none, in frames.
+pub(crate) const DEFAULT_FRAMES: u32 = 2048;
+/// The buffer sizes a `ScriptProcessorNode` takes: powers of two in this range.
+pub(crate) const FRAMES_RANGE: std::ops::RangeInclusive<u32> = 256..=16_384;
+/// Stream errors that can wait for the game between `drain_events` calls.
+const EVENT_CAPACITY: usize = 64;
+
+#[wasm_bindgen::prelude::wasm_bindgen]
+extern "C" {
+    /// `performance.now()`: milliseconds on the page's monotonic clock (in a
+    /// window or a worker). A call into JavaScript; nothing is allocated.
+    #[wasm_bindgen(js_namespace = performance, js_name = now)]
+    fn performance_now() -> f64;
+}
+
+/// Nanoseconds since the page's time origin, for the callback's deadline
+/// accounting.
+pub(crate) fn now_ns() -> u64 {
+    // Saturating float-to-int cast: a clock that read NaN gives 0.
+    (performance_now() * 1e6) as u64
+}
+
+/// The buffer a `ScriptProcessorNode` is made with for `asked` frames: the
+/// next power of two, within [`FRAMES_RANGE`].
+pub(crate) fn node_frames(asked: Option<u32>) -> u32 {
+    asked.map_or(DEFAULT_FRAMES, |n| {
+        n.checked_next_power_of_two()
+            .unwrap_or(*FRAMES_RANGE.end())
+            .clamp(*FRAMES_RANGE.start(), *FRAMES_RANGE.end())
+    })
+}
+
+/// One engine's Web Audio objects, kept on the thread that made them.
+struct WebStream {
+    ctx: AudioContext,
+    node: ScriptProcessorNode,
+    /// The node's `onaudioprocess` handler; dropped only after the node
+    /// lets go of it.
+    _on_process: Closure<dyn FnMut(AudioProcessingEvent)>,
+    /// The audio side, lent to the handler.
+    side: Rc<RefCell<Option<Box<AudioSide>>>>,
+}
+
+thread_local! {
+    static STREAMS: RefCell<Vec<Option<WebStream>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// What an [`crate::AudioEngine`] holds of its web output: an index into
+/// this thread's registry.
+#[derive(Debug)]
+pub(crate) struct WebOutput {
+    index: usize,
+}
+
+/// Text for a JavaScript exception.
+fn describe(e: &JsValue) -> String {
+    e.as_string()
+        .or_else(|| {
+            e.dyn_ref::<js_sys::Error>()
+                .map(|e| String::from(e.message()))
+        })
+        .unwrap_or_else(|| format!("{e:?}"))
+}
+
+/// Makes the context and the node, and starts the engine on them: playing
+/// if the page may already make sound, else suspended until
+/// [`WebOutput::resume`].
+pub(crate) fn start(
+    settings: &EngineSettings,
+    hook: CallbackHook,
+) -> Result<(Engine, StreamInfo, WebOutput), EngineError> {
+    let ctx = AudioContext::new().map_err(|e| {
+        EngineError::NoDevice(format!(
+            "this page cannot make a Web Audio AudioContext ({}); render with OfflineEngine instead",
+            describe(&e)
+        ))
+    })?;
+    let fail = |what: &str, e: JsValue, ctx: &AudioContext| {
+        let _ = ctx.close();
+        EngineError::Device(format!("Web Audio: {what}: {}", describe(&e)))
+    };
+    let rate = ctx.sample_rate();
+    let rate = if rate.is_finite() && rate >= 1.0 {
+        rate.round() as u32
+    } else {
+        let _ = ctx.close();
+        return Err(EngineError::Device(format!(
+            "Web Audio: the AudioContext runs at {rate} Hz"
+        )));
+    };
+    let frames = node_frames(settings.buffer_frames);
+    let node = ctx
+        .create_script_processor_with_buffer_size_and_number_of_input_channels_and_number_of_output_channels(frames, 0, 2)
+        .map_err(|e| fail("cannot make a ScriptProcessorNode", e, &ctx))?;
+    let (engine, mixer) = match Engine::with_rate(settings.clone(), rate) {
+        Ok(made) => made,
+        Err(e) => {
+            let _ = ctx.close();
+            return Err(e);
+        }
+    };
+    // No thread to decode streams on: the handler does it before each mix.
+    engine.stream_loader_inline();
+    let (events, counters) = engine.stream_error_sink(EVENT_CAPACITY);
+    let block = frames as usize;
+    let side = Rc::new(RefCell::new(Some(Box::new(AudioSide {
+        mixer,
+        scratch: vec![0.0; block * 2].into_boxed_slice(),
+        channels: 2,
+        hook,
+        counters: Arc::clone(&counters),
+        rate,
+    }))));
+    let mut handler = Handler {
+        side: Rc::clone(&side),
+        controller: engine.controller(),
+        mix: vec![0.0; block * 2].into_boxed_slice(),
+        channel: vec![0.0; block].into_boxed_slice(),
+        events,
+        counters,
+    };
+    let on_process =
+        Closure::<dyn FnMut(AudioProcessingEvent)>::new(move |e: AudioProcessingEvent| {
+            handler.process(&e)
+        });
+    node.set_onaudioprocess(Some(on_process.as_ref().unchecked_ref()));
+    if let Err(e) = node.connect_with_audio_node(&ctx.destination()) {
+        node.set_onaudioprocess(None);
+        return Err(fail("cannot connect the output node", e, &ctx));
+    }
+    let info = StreamInfo {
+        device: "Web Audio".into(),
+        sample_rate: rate,
+        channels: 2,
+        sample_format: DeviceSampleFormat::F32,
+        buffer_frames: Some(frames),
+        max_block_frames: block,
+    };
+    let stream = WebStream {
+        ctx,
+        node,
+        _on_process: on_process,
+        side,
+    };
+    let index = STREAMS.with(|s| {
+        let mut s = s.borrow_mut();
+        match s.iter().position(Option::is_none) {
+            Some(free) => {
+                s[free] = Some(stream);
+                free
+            }
+            None => {
+                s.push(Some(stream));
+                s.len() - 1
+            }
+        }
+    });
+    let output = WebOutput { index };
+    // A page that may already make sound plays at once; one that may not
+    // stays suspended (the promise's refusal is the browser's to log).
+    let _ = output.resume();
+    Ok((engine, info, output))
+}
+
+/// What the node's handler owns.
+struct Handler {
+    side: Rc<RefCell<Option<Box<AudioSide>>>>,
+    controller: Controller,
+    /// Interleaved stereo, the node's buffer.
+    mix: Box<[f32]>,
+    /// One channel of it.
+    channel: Box<[f32]>,
+    events: HeapProd<TimedEvent>,
+    counters: Arc<Counters>,
+}
+
+impl Handler {
+    /// One `onaudioprocess`: streams decoded (game-side work, on the page's
+    /// thread), then the mix (the real-time entry point) copied out.
+    fn process(&mut self, e: &AudioProcessingEvent) {
+        let Ok(out) = e.output_buffer() else {
+            return self.error();
+        };
+        let frames = (out.length() as usize).min(self.channel.len());
+        self.controller.pump_streams();
+        let mix = &mut self.mix[..frames * 2];
+        match self.side.try_borrow_mut() {
+            Ok(mut side) => match side.as_deref_mut() {
+                Some(side) => side.fill(mix),
+                None => mix.fill(0.0),
+            },
+            Err(_) => mix.fill(0.0),
+        }
+        let mut refused = false;
+        for ch in 0..out.number_of_channels().min(2) {
+            let c = ch as usize;
+            for (o, f) in self.channel[..frames].iter_mut().zip(mix.chunks_exact(2)) {
+                *o = f[c];
+            }
+            refused |= out
+                .copy_to_channel(&self.channel[..frames], ch as i32)
+                .is_err();
+        }
+        if refused {
+            self.error();
+        }
+    }
+
+    /// Web Audio refused a call: counted, and reported while there is room.
+    fn error(&mut self) {
+        Counters::bump(&self.counters.stream_errors);
+        if self.events.vacant_len() > 0 {
+            let frame = self
+                .counters
+                .frames
+                .load(std::sync::atomic::Ordering::Relaxed);
+            let _ = self.events.try_push(TimedEvent {
+                frame,
+                event: Event::StreamError {
+                    kind: StreamErrorKind::Backend,
+                },
+            });
+        }
+    }
+}
+
+impl WebOutput {
+    fn with<R>(&self, f: impl FnOnce(&WebStream) -> R) -> Option<R> {
+        STREAMS.with(|s| {
+            let s = s.try_borrow().ok()?;
+            s.get(self.index)?.as_ref().map(f)
+        })
+    }
+
+    /// Asks the context to play (`AudioContext.resume()`).
+    pub(crate) fn resume(&self) -> Result<(), EngineError> {
+        match self.with(|s| s.ctx.resume()) {
+            None => Err(EngineError::Device("the engine's output is closed".into())),
+            Some(Err(e)) => Err(EngineError::Device(format!(
+                "Web Audio refused to resume: {}",
+                describe(&e)
+            ))),
+            // The promise settles later; a refusal leaves the state suspended.
+            Some(Ok(_promise)) => Ok(()),
+        }
+    }
+
+    pub(crate) fn state(&self) -> OutputState {
+        match self.with(|s| s.ctx.state()) {
+            Some(AudioContextState::Running) => OutputState::Playing,
+            Some(AudioContextState::Closed) | None => OutputState::Closed,
+            // Suspended, or a state newer than web-sys knows ("interrupted").
+            Some(_) => OutputState::Suspended,
+        }
+    }
+
+    pub(crate) fn context(&self) -> Option<AudioContext> {
+        self.with(|s| s.ctx.clone())
+    }
+
+    pub(crate) fn node(&self) -> Option<web_sys::AudioNode> {
+        self.with(|s| s.node.clone().into())
+    }
+
+    /// Stops the node, closes the context and takes the audio side back.
+    pub(crate) fn close(self) -> Option<Box<AudioSide>> {
+        let stream = STREAMS.with(|s| s.try_borrow_mut().ok()?.get_mut(self.index)?.take())?;
+        stream.node.set_onaudioprocess(None);
+        let _ = stream.node.disconnect();
+        let _ = stream.ctx.close();
+        let side = stream.side.try_borrow_mut().ok()?.take();
+        side
+    }
+}

@@ -1,0 +1,162 @@
+// The page of the wand-swish demo: starts voicepool's engine (suspended
+// until the first click or key: browsers start audio only after a user
+// gesture), casts on clicks and keys, and draws the pool every frame.
+// `window.voicepool.report()` gives what the page saw, for tests.
+import init, { Demo } from "./pkg/voicepool_web_demo.js";
+
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+const voices = Math.max(1, Math.min(256, Number(params.get("voices")) || 12));
+const stream = params.get("stream") === "1"; // the ambience streamed from its Ogg bytes
+$("voices").textContent = voices;
+
+const seen = {
+  errors: [],
+  maxRms: 0,
+  loudFrames: 0,
+  drawnFrames: 0,
+  playingSince: null, // [performance.now() ms, engine frames] when it started playing
+  last: null,
+  stealMarks: 0,
+};
+const fail = (msg) => {
+  seen.errors.push(String(msg));
+  $("error").hidden = false;
+  $("error").textContent = String(msg);
+};
+window.addEventListener("error", (e) => fail(e.message));
+window.addEventListener("unhandledrejection", (e) => fail(e.reason));
+
+await init();
+let demo;
+try {
+  demo = new Demo(voices, stream);
+} catch (e) {
+  fail(`voicepool could not start: ${e.message ?? e}`);
+  throw e;
+}
+const analyser = demo.analyser();
+analyser.fftSize = 2048;
+const wave = new Float32Array(analyser.fftSize);
+
+// Every cast alternates sides unless an arrow key picks one.
+let side = -0.45;
+function cast(pan) {
+  demo.resume(); // a no-op once playing; inside a gesture it starts the sound
+  if (pan === undefined) {
+    side = -side;
+    pan = side;
+  }
+  demo.cast(pan);
+}
+$("cast").addEventListener("click", () => cast());
+window.addEventListener("keydown", (e) => {
+  if (e.repeat || e.target instanceof HTMLInputElement) return;
+  if (e.key === "ArrowLeft") cast(-0.6);
+  else if (e.key === "ArrowRight") cast(0.6);
+  else cast();
+  e.preventDefault();
+});
+
+// "Cast on a rhythm": four casts a 2.5 s bar, as the native demo's script.
+let beat = 0;
+function rhythm() {
+  if (!$("auto").checked) return;
+  const step = [1, 1, 0.5, 1.5][beat++ % 4];
+  if (demo.state() === "playing") cast();
+  setTimeout(rhythm, step * 625);
+}
+$("auto").addEventListener("change", () => {
+  demo.resume();
+  beat = 0;
+  rhythm();
+});
+
+// The pool's rows, made once.
+const rows = [];
+for (let i = 0; i < voices; i++) {
+  const tr = document.createElement("tr");
+  tr.innerHTML = `<td>${i}</td><td></td><td class="bar"><div style="width:0"></div></td><td class="mark"></td>`;
+  $("pool").tBodies[0].appendChild(tr);
+  rows.push({ tr, sound: tr.cells[1], bar: tr.cells[2].firstChild, mark: tr.cells[3], until: 0 });
+}
+
+const dl = (el, pairs) => {
+  el.innerHTML = pairs.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join("");
+};
+
+function frame(now) {
+  let view;
+  try {
+    view = JSON.parse(demo.tick());
+  } catch (e) {
+    fail(e.message ?? e);
+    return;
+  }
+  seen.last = view;
+  if (view.state === "playing" && !seen.playingSince) seen.playingSince = [now, view.frames];
+  const st = $("state");
+  st.textContent = view.state === "playing" ? "playing" : view.state === "suspended" ? "sound off until the first click or key" : "closed";
+  st.classList.toggle("playing", view.state === "playing");
+
+  view.slots.forEach((s, i) => {
+    const r = rows[i];
+    if (!r) return;
+    r.sound.textContent = s.sound;
+    r.bar.style.width = `${Math.min(100, Math.sqrt(s.level) * 140)}%`;
+    if (now > r.until) {
+      r.tr.classList.remove("stolen");
+      r.mark.textContent = "";
+    }
+  });
+  for (const s of view.stolen) {
+    const r = rows[s.slot];
+    if (!r) continue;
+    r.tr.classList.add("stolen");
+    r.mark.textContent = `${s.victim} stolen by ${s.by}`;
+    r.until = now + 600;
+    seen.stealMarks++;
+  }
+  $("virtual").textContent = view.virtual.length ? view.virtual.join(", ") : "none";
+  dl($("counts"), [
+    ["casts", view.casts],
+    ["plays started", view.started],
+    ["steals", view.steals],
+    ["went virtual", view.virtualized],
+    ["came back", view.resumed],
+    ["ended", view.ended],
+  ]);
+  const share = view.callbackBudgetMs > 0 ? (100 * view.worstCallbackMs) / view.callbackBudgetMs : 0;
+  dl($("output"), [
+    ["rate", `${view.rate} Hz`],
+    ["buffer", `${view.blockFrames} frames (${view.callbackBudgetMs.toFixed(1)} ms)`],
+    ["seconds mixed", (view.frames / view.rate).toFixed(1)],
+    ["audio callbacks", view.callbacks],
+    ["worst callback", `${view.worstCallbackMs.toFixed(2)} ms (${share.toFixed(1)} % of its budget)`],
+    ["late callbacks", view.lateCallbacks],
+  ]);
+
+  analyser.getFloatTimeDomainData(wave);
+  let sum = 0;
+  for (const x of wave) sum += x * x;
+  const rms = Math.sqrt(sum / wave.length);
+  seen.maxRms = Math.max(seen.maxRms, rms);
+  if (rms > 0.01) seen.loudFrames++;
+  seen.drawnFrames++;
+  requestAnimationFrame(frame);
+}
+requestAnimationFrame(frame);
+
+window.voicepool = {
+  // What the page saw: the last view, the output's loudness, the errors,
+  // and how many seconds were mixed against the seconds that passed.
+  report() {
+    const v = seen.last;
+    const since = seen.playingSince;
+    const wall = since ? (performance.now() - since[0]) / 1000 : 0;
+    const mixed = since && v ? (v.frames - since[1]) / v.rate : 0;
+    return { ...seen, view: v, wallSeconds: wall, mixedSeconds: mixed };
+  },
+  cast,
+  shutDown: () => demo.shut_down(),
+};
