@@ -46,6 +46,12 @@ fi
 # native render (scripts/wasm_scene.sh; Rust 1.97.1's wasm32 standard
 # library and wasm-ld from the chroot above; about a minute).
 bash scripts/wasm_scene.sh
+# The wand-swish demo's web page (web-demo/), built with wasm-bindgen's CLI
+# (installed from crates.io on a fresh machine: about 3 minutes), opened in
+# headless Chromium: a click starts the sound, keys cast for 6 s, and the
+# page must keep real time, steal and show it, and be heard by an analyser
+# on the output (scripts/web_test.sh; about a minute after the install).
+bash scripts/web_test.sh
 # The JACK tests (tests/jack.rs, feature `jack`): a paced dummy device that
 # is killed and restarted under a running engine, and a short spell storm on
 # busy cores. They need jackd and libjack (Debian: jackd2,

@@ -27,8 +27,8 @@ use storm::{tone, Lcg};
 
 use voicepool::output::cpal::DeviceSampleFormat;
 use voicepool::{
-    AudioEngine, EngineError, EngineSettings, Event, OfflineEngine, PlayParams, Sound, StealPolicy,
-    StreamErrorKind,
+    AudioEngine, EngineError, EngineSettings, Event, OfflineEngine, OutputState, PlayParams, Sound,
+    StealPolicy, StreamErrorKind,
 };
 
 const SYSTEM_ALSA_CONF: &str = "/usr/share/alsa/alsa.conf";
@@ -219,6 +219,9 @@ fn shut_down_live() {
         ..Default::default()
     })
     .expect("the file/null PCM opens");
+    // Natively the stream plays from the start: resuming is not needed, and harmless.
+    assert_eq!(engine.output_state(), OutputState::Playing);
+    engine.resume_output().expect("a playing output resumes");
     let hum = tone(1.0, 220.0, 0.0);
     let looped = PlayParams::default().looping(true).virtualize(true);
     let plays = [
@@ -236,6 +239,11 @@ fn shut_down_live() {
     });
     engine.shut_down();
     engine.shut_down(); // again: nothing
+    assert_eq!(engine.output_state(), OutputState::Closed);
+    let refused = engine
+        .resume_output()
+        .expect_err("a shut-down output stays closed");
+    assert!(refused.to_string().contains("shut down"), "{refused}");
     events.extend(engine.drain_events());
     let mut terminal: HashMap<_, u32> = HashMap::new();
     for e in events.iter().filter(|e| e.is_terminal()) {
