@@ -194,6 +194,8 @@ pub mod guide {
     pub struct Streaming;
     #[doc = include_str!("../docs/guide/output.md")]
     pub struct Output;
+    #[doc = include_str!("../docs/guide/web.md")]
+    pub struct Web;
     #[doc = include_str!("../docs/guide/testing.md")]
     pub struct Testing;
     #[doc = include_str!("../docs/guide/sizing.md")]

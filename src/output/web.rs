@@ -38,10 +38,14 @@
 //! A browser lets an `AudioContext` make sound only once the user has
 //! interacted with the page. An engine started before that is
 //! [`OutputState::Suspended`]: it takes plays, and nothing renders (its
-//! clock holds, plays wait where they are). [`crate::AudioEngine::resume_output`]
-//! called from a click, key or touch handler (or any time after one)
-//! starts it. A context the browser suspends later (some do for a tab in
-//! the background) holds the clock the same way.
+//! clock holds, plays wait where they are). The engine listens on the
+//! page's window (capturing, so a game's own handlers cannot hide them)
+//! for the events that count as a gesture (`click`, `keydown`,
+//! `pointerup`, `touchend`) and resumes the context on each while it is
+//! not running: the first click or key starts the sound, and one after the
+//! browser suspended it (some do for a tab in the background) starts it
+//! again. [`crate::AudioEngine::resume_output`] does the same on demand. A
+//! suspended context holds the clock.
 //!
 //! # Everything on one thread
 //!
@@ -61,7 +65,7 @@ use ringbuf::traits::{Observer, Producer};
 use ringbuf::HeapProd;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{AudioContext, AudioContextState, AudioProcessingEvent, ScriptProcessorNode};
+use web_sys::{AudioContext, AudioContextState, AudioProcessingEvent, ScriptProcessorNode, Window};
 
 use super::cpal::side::AudioSide;
 use super::cpal::{CallbackHook, DeviceSampleFormat, OutputState, StreamInfo};
@@ -77,6 +81,9 @@ pub(crate) const DEFAULT_FRAMES: u32 = 2048;
 pub(crate) const FRAMES_RANGE: std::ops::RangeInclusive<u32> = 256..=16_384;
 /// Stream errors that can wait for the game between `drain_events` calls.
 const EVENT_CAPACITY: usize = 64;
+/// The events that give a page user activation, on which the engine
+/// resumes its context.
+const GESTURES: [&str; 4] = ["click", "keydown", "pointerup", "touchend"];
 
 #[wasm_bindgen::prelude::wasm_bindgen]
 extern "C" {
@@ -112,6 +119,9 @@ struct WebStream {
     _on_process: Closure<dyn FnMut(AudioProcessingEvent)>,
     /// The audio side, lent to the handler.
     side: Rc<RefCell<Option<Box<AudioSide>>>>,
+    /// The window's gesture listener, where there is a window (not in a
+    /// worker).
+    gesture: Option<(Window, Closure<dyn FnMut()>)>,
 }
 
 thread_local! {
@@ -209,11 +219,13 @@ pub(crate) fn start(
         buffer_frames: Some(frames),
         max_block_frames: block,
     };
+    let gesture = listen_for_gestures(&ctx);
     let stream = WebStream {
         ctx,
         node,
         _on_process: on_process,
         side,
+        gesture,
     };
     let index = STREAMS.with(|s| {
         let mut s = s.borrow_mut();
@@ -228,11 +240,30 @@ pub(crate) fn start(
             }
         }
     });
-    let output = WebOutput { index };
-    // A page that may already make sound plays at once; one that may not
-    // stays suspended (the promise's refusal is the browser's to log).
-    let _ = output.resume();
-    Ok((engine, info, output))
+    // A context the page may already play on runs from here; one it may
+    // not is suspended until a gesture.
+    Ok((engine, info, WebOutput { index }))
+}
+
+/// Resumes `ctx` on every user gesture while it is not running (from the
+/// window's capturing listeners; none in a worker, which has no window).
+fn listen_for_gestures(ctx: &AudioContext) -> Option<(Window, Closure<dyn FnMut()>)> {
+    let window = web_sys::window()?;
+    let ctx = ctx.clone();
+    let resume = Closure::<dyn FnMut()>::new(move || {
+        // Suspended, or a state newer than web-sys knows ("interrupted").
+        if !matches!(ctx.state(), AudioContextState::Running | AudioContextState::Closed) {
+            let _ = ctx.resume();
+        }
+    });
+    for kind in GESTURES {
+        let _ = window.add_event_listener_with_callback_and_bool(
+            kind,
+            resume.as_ref().unchecked_ref(),
+            true,
+        );
+    }
+    Some((window, resume))
 }
 
 /// What the node's handler owns.
@@ -339,6 +370,15 @@ impl WebOutput {
     pub(crate) fn close(self) -> Option<Box<AudioSide>> {
         let stream = STREAMS.with(|s| s.try_borrow_mut().ok()?.get_mut(self.index)?.take())?;
         stream.node.set_onaudioprocess(None);
+        if let Some((window, resume)) = &stream.gesture {
+            for kind in GESTURES {
+                let _ = window.remove_event_listener_with_callback_and_bool(
+                    kind,
+                    resume.as_ref().unchecked_ref(),
+                    true,
+                );
+            }
+        }
         let _ = stream.node.disconnect();
         let _ = stream.ctx.close();
         let side = stream.side.try_borrow_mut().ok()?.take();

@@ -81,7 +81,7 @@ fn js(e: impl std::fmt::Display) -> JsError {
 
 #[wasm_bindgen]
 impl Demo {
-    /// Makes the engine (suspended until [`Demo::resume`] from a gesture)
+    /// Makes the engine (suspended until the page's first click or key)
     /// and the sounds, and starts the ambience (`stream`: streamed).
     #[wasm_bindgen(constructor)]
     pub fn new(voices: usize, stream: bool) -> Result<Demo, JsError> {
@@ -124,7 +124,8 @@ impl Demo {
         Ok(demo)
     }
 
-    /// Starts the sound: call it from a click or key handler.
+    /// Asks the engine's output to play (it resumes by itself on the
+    /// page's first click or key); an error once shut down.
     pub fn resume(&self) -> Result<(), JsError> {
         self.engine.resume_output().map_err(js)
     }

@@ -1,6 +1,7 @@
 // The page of the wand-swish demo: starts voicepool's engine (suspended
 // until the first click or key: browsers start audio only after a user
-// gesture), casts on clicks and keys, and draws the pool every frame.
+// gesture, and the engine resumes itself on the first), casts on clicks and
+// keys, and draws the pool every frame.
 // `window.voicepool.report()` gives what the page saw, for tests.
 import init, { Demo } from "./pkg/voicepool_web_demo.js";
 
@@ -15,7 +16,8 @@ const seen = {
   maxRms: 0,
   loudFrames: 0,
   drawnFrames: 0,
-  playingSince: null, // [performance.now() ms, engine frames] when it started playing
+  playingSince: null, // [performance.now() ms, engine frames] when it last started playing
+  lastState: null,
   last: null,
   stealMarks: 0,
 };
@@ -25,6 +27,11 @@ const fail = (msg) => {
   $("error").textContent = String(msg);
 };
 window.addEventListener("error", (e) => fail(e.message));
+// The gestures the page saw (the engine resumes on these), for tests.
+seen.gestures = [];
+for (const kind of ["click", "keydown", "pointerup", "touchend"]) {
+  window.addEventListener(kind, (e) => seen.gestures.push(`${kind}${e.isTrusted ? "" : " (untrusted)"}`), true);
+}
 window.addEventListener("unhandledrejection", (e) => fail(e.reason));
 
 await init();
@@ -42,7 +49,6 @@ const wave = new Float32Array(analyser.fftSize);
 // Every cast alternates sides unless an arrow key picks one.
 let side = -0.45;
 function cast(pan) {
-  demo.resume(); // a no-op once playing; inside a gesture it starts the sound
   if (pan === undefined) {
     side = -side;
     pan = side;
@@ -67,7 +73,6 @@ function rhythm() {
   setTimeout(rhythm, step * 625);
 }
 $("auto").addEventListener("change", () => {
-  demo.resume();
   beat = 0;
   rhythm();
 });
@@ -94,7 +99,9 @@ function frame(now) {
     return;
   }
   seen.last = view;
-  if (view.state === "playing" && !seen.playingSince) seen.playingSince = [now, view.frames];
+  // Since it last started playing (after a gesture, or again after a suspension).
+  if (view.state === "playing" && seen.lastState !== "playing") seen.playingSince = [now, view.frames];
+  seen.lastState = view.state;
   const st = $("state");
   st.textContent = view.state === "playing" ? "playing" : view.state === "suspended" ? "sound off until the first click or key" : "closed";
   st.classList.toggle("playing", view.state === "playing");
@@ -158,5 +165,9 @@ window.voicepool = {
     return { ...seen, view: v, wallSeconds: wall, mixedSeconds: mixed };
   },
   cast,
+  resume: () => demo.resume(),
+  // Suspends the page's audio as a browser may (for tests: the engine must
+  // hold its clock, and the next gesture must start it again).
+  suspend: () => analyser.context.suspend(),
   shutDown: () => demo.shut_down(),
 };

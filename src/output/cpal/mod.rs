@@ -115,7 +115,8 @@ pub enum OutputState {
     Playing,
     /// In a browser: the page's audio is suspended (no user gesture yet, or
     /// the browser suspended it). Plays are taken, nothing renders, and the
-    /// engine's clock holds until [`AudioEngine::resume_output`] succeeds.
+    /// engine's clock holds until the next click, key press or touch on the
+    /// page (or [`AudioEngine::resume_output`] after one) starts it.
     Suspended,
     /// The output is gone for good ([`AudioEngine::shut_down`], or a
     /// closed Web Audio context).
@@ -398,10 +399,10 @@ impl AudioEngine {
     /// [`AudioEngine::start`] until [`AudioEngine::shut_down`]:
     /// [`OutputState::Playing`], also while a lost device is being reopened
     /// (the events tell that), then [`OutputState::Closed`]. In a browser,
-    /// the page's `AudioContext`: [`OutputState::Suspended`] until the user
-    /// has interacted with the page and [`AudioEngine::resume_output`] was
-    /// called (and whenever the browser suspends it), during which plays are
-    /// taken and nothing renders, the clock held.
+    /// the page's `AudioContext`: [`OutputState::Suspended`] until the
+    /// user's first click, key press or touch on the page (and whenever the
+    /// browser suspends it, until the next), during which plays are taken
+    /// and nothing renders, the clock held.
     ///
     /// ```no_run
     /// use voicepool::{AudioEngine, EngineSettings, OutputState};
@@ -429,13 +430,15 @@ impl AudioEngine {
 
     /// Asks the output to play. In a browser this resumes the page's
     /// `AudioContext`, which a browser allows once the user has interacted
-    /// with the page: call it from a click, key or touch handler (or any
-    /// time after the first one). It returns at once; the context starts a
-    /// moment later ([`AudioEngine::output_state`] then says
-    /// [`OutputState::Playing`]), and stays suspended if the browser refuses
-    /// (call it again after a gesture). Natively the stream already plays
-    /// and this does nothing. Errors: [`EngineError::Device`] when the
-    /// output is closed, or Web Audio refuses the call outright.
+    /// with the page. The engine already does so by itself on every click,
+    /// key press or touch while the context is suspended (it listens on the
+    /// page's window), so a game needs this only to resume at another
+    /// moment, after the first gesture. It returns at once; the context
+    /// starts a moment later ([`AudioEngine::output_state`] then says
+    /// [`OutputState::Playing`]), and stays suspended if the browser
+    /// refuses. Natively the stream already plays and this does nothing.
+    /// Errors: [`EngineError::Device`] when the output is shut down, or Web
+    /// Audio refuses the call outright.
     ///
     /// ```no_run
     /// use voicepool::{AudioEngine, EngineSettings};
