@@ -19,6 +19,12 @@ pub(crate) enum Isa {
     /// AVX2 code, with the token that proves the CPU has it.
     #[cfg(target_arch = "x86_64")]
     Avx2(Avx2),
+    /// WebAssembly SIMD128, for a module built with it (`-C
+    /// target-feature=+simd128`): a module cannot ask at run time, and one
+    /// built with it does not load where it is missing, so the build is the
+    /// proof.
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    Simd128,
 }
 
 /// Proof that this CPU has AVX2. Its field is private to this module and
@@ -34,6 +40,9 @@ impl Isa {
         if std::arch::is_x86_feature_detected!("avx2") {
             return Isa::Avx2(Avx2(()));
         }
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        return Isa::Simd128;
+        #[allow(unreachable_code)]
         Isa::Scalar
     }
 }

@@ -252,7 +252,10 @@ fn listen_for_gestures(ctx: &AudioContext) -> Option<(Window, Closure<dyn FnMut(
     let ctx = ctx.clone();
     let resume = Closure::<dyn FnMut()>::new(move || {
         // Suspended, or a state newer than web-sys knows ("interrupted").
-        if !matches!(ctx.state(), AudioContextState::Running | AudioContextState::Closed) {
+        if !matches!(
+            ctx.state(),
+            AudioContextState::Running | AudioContextState::Closed
+        ) {
             let _ = ctx.resume();
         }
     });

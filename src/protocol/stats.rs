@@ -96,6 +96,20 @@ pub struct Stats {
     pub late_callbacks: u64,
     /// Live engine: the longest a callback took, from entry to return.
     pub worst_callback: Duration,
+    /// Live engine: the time all callbacks took together, from entry to
+    /// return. Over an interval, its growth divided by the audio rendered
+    /// meanwhile is the share of real time the mix takes (the load a
+    /// profiler's audio meter shows).
+    ///
+    /// ```
+    /// # use voicepool::Stats;
+    /// fn load(before: &Stats, now: &Stats, sample_rate: u32) -> f64 {
+    ///     let busy = (now.callback_time - before.callback_time).as_secs_f64();
+    ///     let audio = (now.frames_rendered - before.frames_rendered) as f64 / f64::from(sample_rate);
+    ///     if audio > 0.0 { busy / audio } else { 0.0 }
+    /// }
+    /// ```
+    pub callback_time: Duration,
     /// Live engine: the last callback's budget, the duration of the
     /// frames it was asked for (256 frames at 48 kHz: 5.33 ms).
     pub callback_budget: Duration,
@@ -220,6 +234,7 @@ pub(crate) struct Counters {
     pub(crate) callbacks: AtomicU64,
     pub(crate) late_callbacks: AtomicU64,
     pub(crate) worst_callback_ns: AtomicU64,
+    pub(crate) callback_time_ns: AtomicU64,
     pub(crate) callback_budget_ns: AtomicU64,
     pub(crate) underruns: AtomicU64,
     pub(crate) recoveries: AtomicU64,
@@ -331,6 +346,7 @@ impl Counters {
             callbacks: self.callbacks.load(Relaxed),
             late_callbacks: self.late_callbacks.load(Relaxed),
             worst_callback: Duration::from_nanos(self.worst_callback_ns.load(Relaxed)),
+            callback_time: Duration::from_nanos(self.callback_time_ns.load(Relaxed)),
             callback_budget: Duration::from_nanos(self.callback_budget_ns.load(Relaxed)),
             underruns: self.underruns.load(Relaxed),
             recoveries: self.recoveries.load(Relaxed),
@@ -346,6 +362,7 @@ impl Counters {
             self.late_callbacks.fetch_add(1, Relaxed);
         }
         self.worst_callback_ns.fetch_max(took_ns, Relaxed);
+        self.callback_time_ns.fetch_add(took_ns, Relaxed);
     }
 
     /// Audio side, as the mixer is dropped: nothing sounds any more, and no

@@ -224,7 +224,8 @@ impl Demo {
             "],\"state\":\"{}\",\"rate\":{},\"frames\":{},\"casts\":{},\"started\":{},\
              \"steals\":{},\"virtualized\":{},\"resumed\":{},\"ended\":{},\"refused\":{},\
              \"streamErrors\":{},\"callbacks\":{},\"lateCallbacks\":{},\
-             \"worstCallbackMs\":{:.3},\"callbackBudgetMs\":{:.3},\"blockFrames\":{},\
+             \"worstCallbackMs\":{:.3},\"callbackBudgetMs\":{:.3},\"callbackTimeMs\":{:.3},\
+             \"blockFrames\":{},\
              \"inFlight\":{},\"peakVoices\":{},\"streams\":{},\"streamUnderruns\":{},\
              \"streamDecodeErrors\":{}}}",
             self.state(),
@@ -242,6 +243,7 @@ impl Demo {
             stats.late_callbacks,
             stats.worst_callback.as_secs_f64() * 1e3,
             stats.callback_budget.as_secs_f64() * 1e3,
+            stats.callback_time.as_secs_f64() * 1e3,
             self.engine.info().max_block_frames,
             self.playing.len(),
             stats.peak_active_voices,

@@ -101,7 +101,8 @@ try {
     console.log(`  ${v.casts} casts, ${v.started} plays started, ${v.steals} steals, ${v.virtualized} went virtual, peak ${v.peakVoices} voices`);
     console.log(`  ${r.mixedSeconds.toFixed(2)} s mixed in ${r.wallSeconds.toFixed(2)} s; ${v.callbacks} callbacks of ${v.blockFrames} frames at ${v.rate} Hz`);
     const share = (100 * v.worstCallbackMs) / v.callbackBudgetMs;
-    console.log(`  worst callback ${v.worstCallbackMs.toFixed(2)} ms of a ${v.callbackBudgetMs.toFixed(1)} ms budget (${share.toFixed(1)} %), ${v.lateCallbacks} late`);
+    const load = (100 * v.callbackTimeMs) / ((1000 * v.frames) / v.rate);
+    console.log(`  callbacks took ${load.toFixed(1)} % of the audio's duration; the worst ${v.worstCallbackMs.toFixed(2)} ms of a ${v.callbackBudgetMs.toFixed(1)} ms budget (${share.toFixed(1)} %), ${v.lateCallbacks} late`);
     console.log(`  output: peak RMS ${r.maxRms.toFixed(3)}, ${r.loudFrames} of ${r.drawnFrames} drawn frames above 0.01`);
     check(v.state === "playing", "a click started the sound");
     check(r.wallSeconds >= seconds * 0.9 && r.mixedSeconds >= r.wallSeconds * 0.9,

@@ -134,11 +134,13 @@ function frame(now) {
     ["ended", view.ended],
   ]);
   const share = view.callbackBudgetMs > 0 ? (100 * view.worstCallbackMs) / view.callbackBudgetMs : 0;
+  const load = view.frames > 0 ? (100 * view.callbackTimeMs) / ((1000 * view.frames) / view.rate) : 0;
   dl($("output"), [
     ["rate", `${view.rate} Hz`],
     ["buffer", `${view.blockFrames} frames (${view.callbackBudgetMs.toFixed(1)} ms)`],
     ["seconds mixed", (view.frames / view.rate).toFixed(1)],
     ["audio callbacks", view.callbacks],
+    ["mixing load", `${load.toFixed(1)} % of real time`],
     ["worst callback", `${view.worstCallbackMs.toFixed(2)} ms (${share.toFixed(1)} % of its budget)`],
     ["late callbacks", view.lateCallbacks],
   ]);

@@ -403,6 +403,12 @@ mod tests {
         // The last callback's 240 frames at 48 kHz.
         assert_eq!(s.callback_budget, std::time::Duration::from_micros(5_000));
         assert!(s.worst_callback > std::time::Duration::ZERO);
+        assert!(
+            s.callback_time >= s.worst_callback && s.callback_time <= 2 * s.worst_callback,
+            "the two callbacks' total: {:?}, the worst {:?}",
+            s.callback_time,
+            s.worst_callback
+        );
         assert!(s.late_callbacks <= 2);
     }
 

@@ -36,7 +36,8 @@ pub(crate) fn process_batch(
         // SAFETY: the token proves the CPU has AVX2; the function only
         // vectorizes the portable code (no FMA: the same results).
         Isa::Avx2(_) => unsafe { process_batch_avx2(filters, buf, stride, frames) },
-        Isa::Scalar => process_lanes(filters, buf, (stride, frames), |c, s, buf, rows| {
+        // (The portable code, which the compiler vectorizes for SIMD128.)
+        _ => process_lanes(filters, buf, (stride, frames), |c, s, buf, rows| {
             run_rows(c, s, buf, stride, rows);
         }),
     }

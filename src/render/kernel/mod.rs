@@ -9,10 +9,12 @@
 //!
 //! Every kernel has a portable scalar version and, on x86-64 machines with
 //! AVX2 (detected at run time; nothing is assumed at compile time), an AVX2
-//! version. The two compute every output sample with the same `f32`
-//! operations in the same order (no fused multiply-add), so a render is
-//! bit-identical on every machine, with or without AVX2. The unit tests check
-//! this.
+//! version; the interpolating kernel also has a SIMD128 version in
+//! WebAssembly built with it (`simd128.rs`). They compute every output
+//! sample with the same `f32` operations in the same order (no fused
+//! multiply-add), so a render is bit-identical on every machine, with or
+//! without AVX2, and in WebAssembly. The unit tests check AVX2 against the
+//! portable code; `scripts/wasm_scene.sh`, SIMD128 against the native render.
 //!
 //! Real-time contract: no allocation, no panics. Each entry point checks once
 //! that every frame the segment will read lies inside the sample data, and
@@ -29,6 +31,8 @@ mod avx2;
 #[cfg(target_arch = "x86_64")]
 use avx2::{exact_avx2, interp_avx2, MAX_SIMD_STEP, MODE_GATHER, MODE_PERMUTE16, MODE_PERMUTE8};
 mod pair;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod simd128;
 #[cfg(test)]
 mod tests;
 
@@ -215,6 +219,22 @@ pub(crate) fn mix(
             }
             return true;
         }
+    }
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    if let Isa::Simd128 = isa {
+        use simd128::interp_simd128;
+        // SAFETY: `needed <= data.len()` was checked above: every frame
+        // index read is at most `last_idx + 1`, all `ch` samples of it
+        // included; `l` and `r` were cut to `n` frames each.
+        unsafe {
+            match (ch, ramp) {
+                (1, false) => interp_simd128::<1, false>(data, pos, step, l, r, g),
+                (1, true) => interp_simd128::<1, true>(data, pos, step, l, r, g),
+                (_, false) => interp_simd128::<2, false>(data, pos, step, l, r, g),
+                (_, true) => interp_simd128::<2, true>(data, pos, step, l, r, g),
+            }
+        }
+        return true;
     }
     // SAFETY: `needed <= data.len()` was checked above: every frame index
     // read is at most `last_idx + 1`, all `ch` samples of it included.
