@@ -14,9 +14,12 @@
 //! page). Natively this crate is empty.
 #![cfg(target_arch = "wasm32")]
 
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
+use voicepool::output::cpal::CallbackPhase;
 use voicepool::{AudioEngine, EngineSettings, Event, OutputState, PlayParams, Sound, VoiceHandle};
 use wasm_bindgen::prelude::*;
 
@@ -31,6 +34,54 @@ const WAVS: [(&str, &[u8]); 7] = [
     ("sparkle 6", include_bytes!("../../samples/sparkle_6.wav")),
 ];
 const AMBIENCE: &[u8] = include_bytes!("../../samples/ambience.ogg");
+
+/// The page's allocator: the system's, counting what is allocated, freed
+/// or grown while the engine's audio callback runs (which must be nothing:
+/// the page shows the count, and the browser test asserts it stays 0).
+struct Counting;
+
+/// Set between the callback hook's `Enter` and `Exit`.
+static IN_CALLBACK: AtomicBool = AtomicBool::new(false);
+static CALLBACK_ALLOCS: AtomicU64 = AtomicU64::new(0);
+
+fn seen_in_callback() {
+    if IN_CALLBACK.load(Relaxed) {
+        CALLBACK_ALLOCS.fetch_add(1, Relaxed);
+    }
+}
+
+// SAFETY: every call is passed to the system allocator unchanged; counting
+// touches only atomics.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        seen_in_callback();
+        // SAFETY: the caller's contract is System's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        seen_in_callback();
+        // SAFETY: as above.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        seen_in_callback();
+        // SAFETY: as above.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        seen_in_callback();
+        // SAFETY: as above.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// Called by the engine on entry to and exit from its audio callback.
+fn hook(phase: CallbackPhase) {
+    IN_CALLBACK.store(phase == CallbackPhase::Enter, Relaxed);
+}
 
 /// A deterministic pseudo-random sequence (as the native demo's).
 struct Rng(u64);
@@ -85,11 +136,11 @@ impl Demo {
     /// and the sounds, and starts the ambience (`stream`: streamed).
     #[wasm_bindgen(constructor)]
     pub fn new(voices: usize, stream: bool) -> Result<Demo, JsError> {
-        let engine = AudioEngine::start(EngineSettings {
+        let settings = EngineSettings {
             voices,
             ..Default::default()
-        })
-        .map_err(js)?;
+        };
+        let engine = AudioEngine::start_with_hook(settings, hook).map_err(js)?;
         let mut sounds = Vec::new();
         let mut names = Vec::new();
         for (name, bytes) in WAVS {
@@ -227,7 +278,7 @@ impl Demo {
              \"worstCallbackMs\":{:.3},\"callbackBudgetMs\":{:.3},\"callbackTimeMs\":{:.3},\
              \"blockFrames\":{},\
              \"inFlight\":{},\"peakVoices\":{},\"streams\":{},\"streamUnderruns\":{},\
-             \"streamDecodeErrors\":{}}}",
+             \"streamDecodeErrors\":{},\"callbackAllocs\":{}}}",
             self.state(),
             self.engine.sample_rate(),
             stats.frames_rendered,
@@ -250,6 +301,7 @@ impl Demo {
             stats.streams,
             stats.stream_underruns,
             stats.stream_decode_errors,
+            CALLBACK_ALLOCS.load(Relaxed),
         );
         out
     }

@@ -118,6 +118,8 @@ try {
     check(v.peakVoices === voices, "the pool filled");
     check(r.maxRms > 0.02 && r.loudFrames > r.drawnFrames / 4, "the analyser on the output heard the spells");
     check(v.streamErrors === 0 && v.refused === 0, "no stream error, no play refused");
+    check(v.callbacks > 100 && v.callbackAllocs === 0,
+      `the audio callback allocated and freed nothing (${v.callbackAllocs} in ${v.callbacks} callbacks)`);
 
     await page.evaluate(() => window.voicepool.shutDown());
     await page.waitForTimeout(100);

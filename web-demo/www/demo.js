@@ -143,6 +143,7 @@ function frame(now) {
     ["mixing load", `${load.toFixed(1)} % of real time`],
     ["worst callback", `${view.worstCallbackMs.toFixed(2)} ms (${share.toFixed(1)} % of its budget)`],
     ["late callbacks", view.lateCallbacks],
+    ["allocations in the audio callback", view.callbackAllocs],
   ]);
 
   analyser.getFloatTimeDomainData(wave);
