@@ -4,13 +4,27 @@
 # web-demo/test/package-lock.json, from the npm registry) and opens the
 # page in headless Chromium (Debian: chromium; scripts/setup.sh installs
 # it) for web-demo/test/browser_test.mjs, which serves it on localhost,
-# clicks, casts, and checks the sound from the page. Screenshots go to
-# out/web_demo_12.png and out/web_demo_64.png. The test closes its browser
-# and server on every path; a Chromium left behind by a killed run is ended
-# here too, with its profile.
+# clicks, casts, and checks the sound from the page; then the same for a
+# Bevy app with the plugin (web-demo/bevy/). Screenshots go to
+# out/web_demo_12.png, out/web_demo_64.png and out/web_bevy.png. The test
+# closes its browser and server on every path; a Chromium left behind by a
+# killed run is ended here too, with its profile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/web_demo.sh
+# The Bevy check (web-demo/bevy/): a Bevy app with the plugin's live output,
+# bound the same way into out/web-bevy/, its sounds in assets/ for Bevy's
+# asset server to fetch (about 2.5 minutes the first time: Bevy in release).
+dir=target/rust197/web-bevy
+echo "web test: building the Bevy app (wasm32, SIMD128)"
+scripts/rust197 env RUSTFLAGS="-D warnings -C target-feature=+simd128" CARGO_TARGET_DIR="$dir" \
+  cargo build -q --release --target wasm32-unknown-unknown -p voicepool-bevy-web
+rm -rf out/web-bevy
+mkdir -p out/web-bevy/assets
+scripts/rust197 target/rust197/tools/bin/wasm-bindgen --target web --no-typescript \
+  --out-dir out/web-bevy/pkg "$dir/wasm32-unknown-unknown/release/voicepool_bevy_web.wasm"
+cp web-demo/bevy/www/index.html out/web-bevy/
+cp samples/swish.wav samples/sparkle_*.wav out/web-bevy/assets/
 (cd web-demo/test && npm ci --no-audit --no-fund --loglevel=error)
 # Chromium's audio client (libpulse, with no sound server to find) makes a
 # runtime folder /tmp/pulse-*: those the run made are removed after it.

@@ -10,8 +10,8 @@ use bevy_ecs::query::Without;
 use bevy_ecs::resource::Resource;
 use bevy_ecs::system::{ParallelCommands, Query, Res, SystemParam};
 use voicepool::{
-    BusHandle, BusMeter, BusSettings, Controller, GroupHandle, GroupSettings, PlayError, Stats,
-    VoiceHandle, VoiceInfo,
+    AudioEngine, BusHandle, BusMeter, BusSettings, Controller, EngineError, GroupHandle,
+    GroupSettings, OutputState, PlayError, Stats, VoiceHandle, VoiceInfo,
 };
 
 use crate::label::AsLabel;
@@ -105,6 +105,42 @@ impl VoicepoolEngine {
 
     pub(crate) fn labels(&self) -> MutexGuard<'_, Labels> {
         self.labels.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether the live output is making sound: voicepool's
+    /// `AudioEngine::output_state`. In a browser the page's audio is
+    /// `Suspended` until the player's first click, key press or touch on the
+    /// page, which starts it by itself: a game may show "click to start"
+    /// meanwhile. `None` where the plugin renders offline (an offline
+    /// output, or the silent fallback when there is no sound device).
+    ///
+    /// ```
+    /// # use bevy_ecs::system::Res;
+    /// # use voicepool_bevy::VoicepoolEngine;
+    /// use voicepool::OutputState;
+    /// fn waiting_for_a_click(engine: Res<VoicepoolEngine>) -> bool {
+    ///     engine.output_state() == Some(OutputState::Suspended)
+    /// }
+    /// ```
+    pub fn output_state(&self) -> Option<OutputState> {
+        self.backend.live().map(AudioEngine::output_state)
+    }
+
+    /// Asks the live output to play: voicepool's
+    /// `AudioEngine::resume_output` (in a browser, after a gesture; the
+    /// engine already resumes by itself on each). Does nothing offline.
+    ///
+    /// ```
+    /// # use bevy_ecs::system::Res;
+    /// # use voicepool_bevy::VoicepoolEngine;
+    /// fn on_unpause(engine: Res<VoicepoolEngine>) {
+    ///     if let Err(e) = engine.resume_output() {
+    ///         eprintln!("no sound: {e}");
+    ///     }
+    /// }
+    /// ```
+    pub fn resume_output(&self) -> Result<(), EngineError> {
+        self.backend.live().map_or(Ok(()), AudioEngine::resume_output)
     }
 
     /// The engine's output rate in Hz.

@@ -265,6 +265,14 @@ impl Backend {
         self.rate
     }
 
+    /// The live engine, where there is one.
+    pub(crate) fn live(&self) -> Option<&AudioEngine> {
+        match &self.kind {
+            Kind::Live(engine) => Some(engine),
+            Kind::Offline { .. } => None,
+        }
+    }
+
     /// Seconds of audio this update renders offline, for emitters'
     /// velocity (`fixed_elapsed`: the fixed clock's elapsed seconds now);
     /// `None` where the real clock tells.

@@ -51,3 +51,19 @@ fn a_live_app_plays_a_sound_to_its_end_in_real_time() {
         "despawned at its end"
     );
 }
+
+/// Offline, and in the silent fallback with no sound device, there is no
+/// live output to ask about: no state, and resuming does nothing.
+#[test]
+fn an_offline_engine_has_no_output_state_and_resumes_as_a_no_op() {
+    let mut app = App::new();
+    app.add_plugins((
+        TaskPoolPlugin::default(),
+        AssetPlugin::default(),
+        VoicepoolPlugin::default().offline(voicepool_bevy::OfflineOutput::default()),
+    ));
+    app.update();
+    let engine = app.world().resource::<voicepool_bevy::VoicepoolEngine>();
+    assert_eq!(engine.output_state(), None);
+    assert!(engine.resume_output().is_ok());
+}

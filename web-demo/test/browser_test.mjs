@@ -13,7 +13,10 @@
 // 3. the same with 64 voices and casts twice as fast: the callback's worst
 //    time is reported against its budget;
 // 4. shutting the engine down ends every play in flight (one terminal
-//    event each), and no error reached the console.
+//    event each), and no error reached the console;
+// 5. a Bevy app with voicepool_bevy's live output (out/web-bevy/, from
+//    web-demo/bevy/) starts its sound on a click, keeps real time, and
+//    steals, with no error.
 //
 // A screenshot of each page goes to out/. Nothing is left running: the
 // browser and the server are closed on every path out.
@@ -24,13 +27,13 @@ import { readFile, mkdir } from "node:fs/promises";
 import { extname, join, normalize } from "node:path";
 import { chromium } from "playwright-core";
 
-const root = new URL("../../out/web/", import.meta.url).pathname;
+const root = new URL("../../out/", import.meta.url).pathname;
 const seconds = Number(process.argv[2]) || 6;
 const types = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".wasm": "application/wasm" };
 
 const server = createServer(async (req, res) => {
   const path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname)).replace(/^\/+/, "");
-  const file = path || "index.html";
+  const file = !path || path.endsWith("/") ? `${path}index.html` : path;
   try {
     const body = await readFile(join(root, file));
     res.writeHead(200, { "content-type": types[extname(file)] ?? "application/octet-stream" });
@@ -41,7 +44,8 @@ const server = createServer(async (req, res) => {
   }
 });
 await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
-const base = `http://127.0.0.1:${server.address().port}/`;
+const base = `http://127.0.0.1:${server.address().port}/web/`;
+const bevyPage = `http://127.0.0.1:${server.address().port}/web-bevy/`;
 
 const failures = [];
 const check = (ok, what) => {
@@ -132,6 +136,7 @@ try {
       `no error reached the console${console_errors.length ? `: ${console_errors.join(" | ")}` : ""}`);
     await page.close();
   }
+  await bevy(browser);
 } catch (e) {
   failures.push(String(e?.stack ?? e));
   console.error(e);
@@ -139,8 +144,37 @@ try {
   await browser?.close();
   server.close();
 }
+async function bevy(browser) {
+  const seconds = 4;
+  console.log(`voicepool_bevy in a page, bursts every 300 ms for ${seconds} s:`);
+  const page = await browser.newPage({ viewport: { width: 900, height: 400 } });
+  const errors = [];
+  page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+  page.on("pageerror", (e) => errors.push(String(e)));
+  await page.goto(bevyPage);
+  await page.waitForFunction(() => window.bevyReport?.()?.state, null, { timeout: 20000 });
+  await page.waitForTimeout(300);
+  const before = await page.evaluate(() => window.bevyReport());
+  check(before.state === "playing" || (before.state === "suspended" && before.frames === 0),
+    `before a gesture: ${before.state}, ${before.frames} frames mixed`);
+  await page.click("h1");
+  await page.waitForFunction(() => window.bevyReport().state === "playing", null, { timeout: 5000 });
+  const from = [Date.now(), (await page.evaluate(() => window.bevyReport())).frames];
+  await page.waitForTimeout(seconds * 1000);
+  const r = await page.evaluate(() => window.bevyReport());
+  const wall = (Date.now() - from[0]) / 1000;
+  const mixed = (r.frames - from[1]) / r.rate;
+  console.log(`  ${r.bursts} bursts, ${r.started} started, ${r.stolen} stolen, ${r.ended} ended, peak ${r.peakVoices} voices; ${mixed.toFixed(2)} s mixed in ${wall.toFixed(2)} s, ${r.callbacks} callbacks, ${r.lateCallbacks} late`);
+  check(r.state === "playing", "a click started the plugin's sound");
+  check(mixed >= wall * 0.85, "the plugin's engine kept up with real time (at least 85 % of the seconds that passed were mixed)");
+  check(r.started > 20 && r.stolen > 0 && r.rejected === 0, "the app's players started, and the full pool stole");
+  check(errors.length === 0, `no error reached the console${errors.length ? `: ${errors.join(" | ")}` : ""}`);
+  await page.screenshot({ path: new URL("../../out/web_bevy.png", import.meta.url).pathname });
+  await page.close();
+}
+
 if (failures.length) {
   console.error(`web demo: ${failures.length} check(s) failed`);
   process.exit(1);
 }
-console.log("web demo: every check passed; screenshots in out/web_demo_12.png, out/web_demo_64.png");
+console.log("web demo: every check passed; screenshots in out/web_demo_12.png, out/web_demo_64.png, out/web_bevy.png");
