@@ -46,11 +46,18 @@ fi
 # native render (scripts/wasm_scene.sh; Rust 1.97.1's wasm32 standard
 # library and wasm-ld from the chroot above; about a minute).
 bash scripts/wasm_scene.sh
+# Lints on what only a web build compiles (the Web Audio output, the
+# SIMD128 kernel, the web demo and the Bevy web check), as a web build
+# makes them: wasm32 with SIMD128 (about a minute).
+scripts/rust197 env CARGO_TARGET_DIR=target/rust197/wasm-check RUSTFLAGS="-C target-feature=+simd128" \
+  cargo clippy -q --target wasm32-unknown-unknown -p voicepool -p voicepool-web-demo -p voicepool-bevy-web -- -D warnings
 # The wand-swish demo's web page (web-demo/), built with wasm-bindgen's CLI
 # (installed from crates.io on a fresh machine: about 3 minutes), opened in
 # headless Chromium: a click starts the sound, keys cast for 6 s, and the
-# page must keep real time, steal and show it, and be heard by an analyser
-# on the output (scripts/web_test.sh; about a minute after the install).
+# page must keep real time, steal and show it, allocate nothing in the
+# audio callback, and be heard by an analyser on the output; then a Bevy
+# app with the plugin's live output (scripts/web_test.sh; about 4 minutes
+# after the install, most of it building Bevy for the web).
 bash scripts/web_test.sh
 # The JACK tests (tests/jack.rs, feature `jack`): a paced dummy device that
 # is killed and restarted under a running engine, and a short spell storm on
