@@ -140,7 +140,9 @@ impl VoicepoolEngine {
     /// }
     /// ```
     pub fn resume_output(&self) -> Result<(), EngineError> {
-        self.backend.live().map_or(Ok(()), AudioEngine::resume_output)
+        self.backend
+            .live()
+            .map_or(Ok(()), AudioEngine::resume_output)
     }
 
     /// The engine's output rate in Hz.
