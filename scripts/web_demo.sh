@@ -35,10 +35,14 @@ dir=target/rust197/web
 echo "web demo: building the module (wasm32, SIMD128)"
 scripts/rust197 env RUSTFLAGS="-D warnings -C target-feature=+simd128" CARGO_TARGET_DIR="$dir" \
   cargo build -q --release --target wasm32-unknown-unknown -p voicepool-web-demo
+# Bound where the toolchain writes (as root, where the chroot is used),
+# then copied into out/ as the caller.
+pkg=target/rust197/web-pkg/demo
+scripts/rust197 bash -c 'rm -rf "$1" && "$2" --target web --no-typescript --out-dir "$1" "$3"' \
+  bind "$pkg" "$tools/bin/wasm-bindgen" "$dir/wasm32-unknown-unknown/release/voicepool_web_demo.wasm"
 rm -rf out/web
 mkdir -p out/web
-scripts/rust197 "$tools/bin/wasm-bindgen" --target web --no-typescript --out-dir out/web/pkg \
-  "$dir/wasm32-unknown-unknown/release/voicepool_web_demo.wasm"
+cp -r "$pkg" out/web/pkg
 cp web-demo/www/* out/web/
 size=$(du -k out/web/pkg/voicepool_web_demo_bg.wasm | cut -f1)
 echo "web demo: out/web/ ($size KB of WebAssembly); serve it with any web server, e.g."

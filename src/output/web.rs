@@ -47,6 +47,14 @@
 //! again. [`crate::AudioEngine::resume_output`] does the same on demand. A
 //! suspended context holds the clock.
 //!
+//! # A context closed under the engine
+//!
+//! The engine closes its context when it is shut down. One closed by the
+//! page's own code (reached through [`crate::AudioEngine::audio_context`])
+//! is the device lost: the game gets one `Event::StreamError { kind:
+//! DeviceLost }`, nothing renders any more, and shutting the engine down
+//! ends every play in flight, as natively with device recovery off.
+//!
 //! # Everything on one thread
 //!
 //! The context, the node and its handler are JavaScript objects, which stay
@@ -122,6 +130,9 @@ struct WebStream {
     /// The window's gesture listener, where there is a window (not in a
     /// worker).
     gesture: Option<(Window, Closure<dyn FnMut()>)>,
+    /// The context's `onstatechange` handler (a close the engine did not
+    /// make is reported).
+    _on_state: Closure<dyn FnMut()>,
 }
 
 thread_local! {
@@ -185,13 +196,14 @@ pub(crate) fn start(
     // No thread to decode streams on: the handler does it before each mix.
     engine.stream_loader_inline();
     let (events, counters) = engine.stream_error_sink(EVENT_CAPACITY);
+    let reporter = Rc::new(RefCell::new(Reporter { events, counters }));
     let block = frames as usize;
     let side = Rc::new(RefCell::new(Some(Box::new(AudioSide {
         mixer,
         scratch: vec![0.0; block * 2].into_boxed_slice(),
         channels: 2,
         hook,
-        counters: Arc::clone(&counters),
+        counters: Arc::clone(&reporter.borrow().counters),
         rate,
     }))));
     let mut handler = Handler {
@@ -199,8 +211,7 @@ pub(crate) fn start(
         controller: engine.controller(),
         mix: vec![0.0; block * 2].into_boxed_slice(),
         channel: vec![0.0; block].into_boxed_slice(),
-        events,
-        counters,
+        reporter: Rc::clone(&reporter),
     };
     let on_process =
         Closure::<dyn FnMut(AudioProcessingEvent)>::new(move |e: AudioProcessingEvent| {
@@ -220,12 +231,24 @@ pub(crate) fn start(
         max_block_frames: block,
     };
     let gesture = listen_for_gestures(&ctx);
+    let on_state = {
+        let ctx = ctx.clone();
+        Closure::<dyn FnMut()>::new(move || {
+            if ctx.state() == AudioContextState::Closed {
+                if let Ok(mut r) = reporter.try_borrow_mut() {
+                    r.report(StreamErrorKind::DeviceLost);
+                }
+            }
+        })
+    };
+    ctx.set_onstatechange(Some(on_state.as_ref().unchecked_ref()));
     let stream = WebStream {
         ctx,
         node,
         _on_process: on_process,
         side,
         gesture,
+        _on_state: on_state,
     };
     let index = STREAMS.with(|s| {
         let mut s = s.borrow_mut();
@@ -269,6 +292,29 @@ fn listen_for_gestures(ctx: &AudioContext) -> Option<(Window, Closure<dyn FnMut(
     Some((window, resume))
 }
 
+/// Stream errors, counted and reported to the game (as natively).
+struct Reporter {
+    events: HeapProd<TimedEvent>,
+    counters: Arc<Counters>,
+}
+
+impl Reporter {
+    /// Counted, and reported while there is room.
+    fn report(&mut self, kind: StreamErrorKind) {
+        Counters::bump(&self.counters.stream_errors);
+        if self.events.vacant_len() > 0 {
+            let frame = self
+                .counters
+                .frames
+                .load(std::sync::atomic::Ordering::Relaxed);
+            let _ = self.events.try_push(TimedEvent {
+                frame,
+                event: Event::StreamError { kind },
+            });
+        }
+    }
+}
+
 /// What the node's handler owns.
 struct Handler {
     side: Rc<RefCell<Option<Box<AudioSide>>>>,
@@ -277,8 +323,7 @@ struct Handler {
     mix: Box<[f32]>,
     /// One channel of it.
     channel: Box<[f32]>,
-    events: HeapProd<TimedEvent>,
-    counters: Arc<Counters>,
+    reporter: Rc<RefCell<Reporter>>,
 }
 
 impl Handler {
@@ -286,7 +331,7 @@ impl Handler {
     /// thread), then the mix (the real-time entry point) copied out.
     fn process(&mut self, e: &AudioProcessingEvent) {
         let Ok(out) = e.output_buffer() else {
-            return self.error();
+            return self.refused();
         };
         let frames = (out.length() as usize).min(self.channel.len());
         self.controller.pump_streams();
@@ -309,24 +354,14 @@ impl Handler {
                 .is_err();
         }
         if refused {
-            self.error();
+            self.refused();
         }
     }
 
-    /// Web Audio refused a call: counted, and reported while there is room.
-    fn error(&mut self) {
-        Counters::bump(&self.counters.stream_errors);
-        if self.events.vacant_len() > 0 {
-            let frame = self
-                .counters
-                .frames
-                .load(std::sync::atomic::Ordering::Relaxed);
-            let _ = self.events.try_push(TimedEvent {
-                frame,
-                event: Event::StreamError {
-                    kind: StreamErrorKind::Backend,
-                },
-            });
+    /// Web Audio refused a call.
+    fn refused(&mut self) {
+        if let Ok(mut r) = self.reporter.try_borrow_mut() {
+            r.report(StreamErrorKind::Backend);
         }
     }
 }
@@ -373,6 +408,8 @@ impl WebOutput {
     pub(crate) fn close(self) -> Option<Box<AudioSide>> {
         let stream = STREAMS.with(|s| s.try_borrow_mut().ok()?.get_mut(self.index)?.take())?;
         stream.node.set_onaudioprocess(None);
+        // The engine's own close is not a lost device.
+        stream.ctx.set_onstatechange(None);
         if let Some((window, resume)) = &stream.gesture {
             for kind in GESTURES {
                 let _ = window.remove_event_listener_with_callback_and_bool(
@@ -383,7 +420,11 @@ impl WebOutput {
             }
         }
         let _ = stream.node.disconnect();
-        let _ = stream.ctx.close();
+        // (Closing a closed context rejects its promise, which the page's
+        // console would show.)
+        if stream.ctx.state() != AudioContextState::Closed {
+            let _ = stream.ctx.close();
+        }
         let side = stream.side.try_borrow_mut().ok()?.take();
         side
     }

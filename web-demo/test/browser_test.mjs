@@ -13,7 +13,8 @@
 // 3. the same with 64 voices and casts twice as fast: the callback's worst
 //    time is reported against its budget;
 // 4. shutting the engine down ends every play in flight (one terminal
-//    event each), and no error reached the console;
+//    event each), also after the page closed the audio under it (which is
+//    reported as a lost device), and no error reached the console;
 // 5. a Bevy app with voicepool_bevy's live output (out/web-bevy/, from
 //    web-demo/bevy/) starts its sound on a click, keeps real time, and
 //    steals, with no error.
@@ -125,6 +126,14 @@ try {
     check(v.callbacks > 100 && v.callbackAllocs === 0,
       `the audio callback allocated and freed nothing (${v.callbackAllocs} in ${v.callbacks} callbacks)`);
 
+    if (stream) {
+      // The page closes the audio under the engine: the device is lost.
+      await page.evaluate(() => window.voicepool.closeAudio());
+      await page.waitForTimeout(200);
+      const lost = await page.evaluate(() => window.voicepool.report().view);
+      check(lost.state === "closed" && lost.streamErrors === 1,
+        `a context closed under the engine: closed, one stream error reported (${lost.state}, ${lost.streamErrors})`);
+    }
     await page.evaluate(() => window.voicepool.shutDown());
     await page.waitForTimeout(100);
     const closed = await page.evaluate(() => window.voicepool.report().view);

@@ -172,5 +172,7 @@ window.voicepool = {
   // Suspends the page's audio as a browser may (for tests: the engine must
   // hold its clock, and the next gesture must start it again).
   suspend: () => analyser.context.suspend(),
+  // Closes the page's audio under the engine (as a page's own code could).
+  closeAudio: () => analyser.context.close(),
   shutDown: () => demo.shut_down(),
 };

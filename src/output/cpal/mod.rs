@@ -104,7 +104,7 @@ pub(crate) use hook::{CallbackHook, CallbackPhase};
 /// use voicepool::{AudioEngine, EngineSettings, OutputState};
 /// let engine = AudioEngine::start(EngineSettings::default())?;
 /// if engine.output_state() == OutputState::Suspended {
-///     println!("click to start the sound"); // then engine.resume_output() in the click handler
+///     println!("click to start the sound"); // in a browser, the click starts it by itself
 /// }
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -441,11 +441,13 @@ impl AudioEngine {
     /// Audio refuses the call outright.
     ///
     /// ```no_run
-    /// use voicepool::{AudioEngine, EngineSettings};
-    /// // Made when the game loads, before any gesture: silent, taking plays.
+    /// use voicepool::{AudioEngine, EngineSettings, OutputState};
     /// let engine = AudioEngine::start(EngineSettings::default())?;
-    /// // In the first click or key handler:
-    /// engine.resume_output()?;
+    /// // ... the player pauses the game, which suspends the page's audio
+    /// // through `audio_context()`; on unpausing (after a gesture):
+    /// if engine.output_state() == OutputState::Suspended {
+    ///     engine.resume_output()?;
+    /// }
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn resume_output(&self) -> Result<(), EngineError> {
