@@ -66,8 +66,8 @@ impl fmt::Debug for OfflineEngine {
 
 /// With streamed plays in flight, [`OfflineEngine::render`] renders in
 /// blocks of at most this many frames, filling the streams' rings before
-/// each.
-const STREAM_PIECE_FRAMES: usize = 2_048;
+/// each (a browser's live output does the same: `output/web.rs`).
+pub(crate) const STREAM_PIECE_FRAMES: usize = 2_048;
 
 impl OfflineEngine {
     /// An engine rendering at `settings.sample_rate`.

@@ -6,11 +6,16 @@
 //! The engine makes an `AudioContext` at the page's default rate and a
 //! `ScriptProcessorNode` (no input, two output channels) connected to its
 //! destination. The browser calls the node's `onaudioprocess` on the page's
-//! thread for every buffer it needs; the handler first decodes streamed
-//! plays as far as their rings have room (the stream loader runs inline
-//! here: there is no thread to run it on), then calls the real-time entry
+//! thread for every buffer it needs; the handler calls the real-time entry
 //! point, [`AudioSide::fill`], into a stereo buffer made when the engine
 //! started, and copies the two channels into the event's output buffer.
+//! With streamed plays in flight (the stream loader runs inline here: there
+//! is no thread to run it on), it renders the buffer in pieces as the
+//! offline engine does ([`AudioSide::fill_with`]): before each, queued
+//! plays and seeks are taken, the rings filled, what earlier plays left in
+//! them dropped, and filled again; each piece reads at most three quarters
+//! of a ring at the fastest stream's step, so no ring runs dry however
+//! large the buffer or high the pitch.
 //!
 //! Why this node, and not the others a Rust crate could use:
 //!
@@ -80,6 +85,7 @@ use super::cpal::{CallbackHook, DeviceSampleFormat, OutputState, StreamInfo};
 use crate::control::settings::EngineSettings;
 use crate::control::{Controller, Engine};
 use crate::error::EngineError;
+use crate::output::offline::STREAM_PIECE_FRAMES;
 use crate::protocol::stats::Counters;
 use crate::protocol::{Event, StreamErrorKind, TimedEvent};
 
@@ -212,6 +218,7 @@ pub(crate) fn start(
         mix: vec![0.0; block * 2].into_boxed_slice(),
         channel: vec![0.0; block].into_boxed_slice(),
         reporter: Rc::clone(&reporter),
+        ring: settings.stream_buffer_frames,
     };
     let on_process =
         Closure::<dyn FnMut(AudioProcessingEvent)>::new(move |e: AudioProcessingEvent| {
@@ -324,6 +331,8 @@ struct Handler {
     /// One channel of it.
     channel: Box<[f32]>,
     reporter: Rc<RefCell<Reporter>>,
+    /// A stream's ring, in frames.
+    ring: usize,
 }
 
 impl Handler {
@@ -334,10 +343,20 @@ impl Handler {
             return self.refused();
         };
         let frames = (out.length() as usize).min(self.channel.len());
-        self.controller.pump_streams();
+        let streaming = self.controller.pump_streams();
+        let (controller, ring) = (&self.controller, self.ring as f64);
         let mix = &mut self.mix[..frames * 2];
         match self.side.try_borrow_mut() {
             Ok(mut side) => match side.as_deref_mut() {
+                Some(side) if streaming => side.fill_with(mix, |mixer| {
+                    // As the offline engine between its pieces.
+                    mixer.drain_early();
+                    controller.pump_streams();
+                    mixer.skip_stale_stream_data();
+                    controller.pump_streams();
+                    let demand = mixer.stream_demand().max(1.0);
+                    ((0.75 * ring / demand) as usize).clamp(1, STREAM_PIECE_FRAMES)
+                }),
                 Some(side) => side.fill(mix),
                 None => mix.fill(0.0),
             },

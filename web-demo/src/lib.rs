@@ -124,6 +124,7 @@ pub struct Demo {
     steals: Vec<(usize, usize, usize)>,
     counts: Counts,
     rng: Rng,
+    ambience: Option<VoiceHandle>,
 }
 
 fn js(e: impl std::fmt::Display) -> JsError {
@@ -133,11 +134,18 @@ fn js(e: impl std::fmt::Display) -> JsError {
 #[wasm_bindgen]
 impl Demo {
     /// Makes the engine (suspended until the page's first click or key)
-    /// and the sounds, and starts the ambience (`stream`: streamed).
+    /// and the sounds, and starts the ambience (`stream`: streamed; at
+    /// `pitch`). `buffer_frames`: Web Audio's buffer (0: the default).
     #[wasm_bindgen(constructor)]
-    pub fn new(voices: usize, stream: bool) -> Result<Demo, JsError> {
+    pub fn new(
+        voices: usize,
+        stream: bool,
+        pitch: f32,
+        buffer_frames: u32,
+    ) -> Result<Demo, JsError> {
         let settings = EngineSettings {
             voices,
+            buffer_frames: (buffer_frames > 0).then_some(buffer_frames),
             ..Default::default()
         };
         let engine = AudioEngine::start_with_hook(settings, hook).map_err(js)?;
@@ -161,8 +169,12 @@ impl Demo {
             steals: Vec::new(),
             counts: Counts::default(),
             rng: Rng(0x5eed),
+            ambience: None,
         };
-        let ambience = PlayParams::default().volume(0.35).looping(true);
+        let ambience = PlayParams::default()
+            .volume(0.35)
+            .looping(true)
+            .pitch(pitch);
         let ambience = if stream {
             // A stream cannot go virtual: it keeps its voice.
             ambience.priority(255)
@@ -171,7 +183,7 @@ impl Demo {
             // time, virtual, and comes back in the gaps.
             ambience.priority(64).virtualize(true)
         };
-        demo.play(demo.sounds.len() - 1, ambience);
+        demo.ambience = demo.play(demo.sounds.len() - 1, ambience);
         Ok(demo)
     }
 
@@ -179,6 +191,15 @@ impl Demo {
     /// page's first click or key); an error once shut down.
     pub fn resume(&self) -> Result<(), JsError> {
         self.engine.resume_output().map_err(js)
+    }
+
+    /// Moves the ambience to `seconds` into its sound.
+    pub fn seek_ambience(&self, seconds: f64) -> Result<(), JsError> {
+        let Some(h) = self.ambience else {
+            return Err(JsError::new("no ambience"));
+        };
+        let at = std::time::Duration::try_from_secs_f64(seconds).map_err(js)?;
+        self.engine.seek(h, at).map_err(js)
     }
 
     /// "playing", "suspended" or "closed".

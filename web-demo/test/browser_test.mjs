@@ -68,13 +68,17 @@ try {
     ],
   });
   await mkdir(new URL("../../out/", import.meta.url), { recursive: true });
+  // The second page streams its ambience (24 kHz) at pitch 3 in Web Audio's
+  // largest buffers (16,384 frames, which read 26,700 of the sound: more
+  // than a stream's 24,000-frame ring), and seeks it while it plays.
   for (const [voices, every, stream] of [[12, 320, false], [64, 160, true]]) {
-    console.log(`web demo, ${voices} voices, a cast every ${every} ms for ${seconds} s${stream ? ", the ambience streamed" : ""}:`);
+    const extra = stream ? "&pitch=3&buffer=16384" : "";
+    console.log(`web demo, ${voices} voices, a cast every ${every} ms for ${seconds} s${stream ? ", the ambience streamed at pitch 3 in 16,384-frame buffers and seeked" : ""}:`);
     const page = await browser.newPage({ viewport: { width: 1100, height: 420 + voices * 24 } });
     const console_errors = [];
     page.on("console", (m) => { if (m.type() === "error") console_errors.push(m.text()); });
     page.on("pageerror", (e) => console_errors.push(String(e)));
-    await page.goto(`${base}?voices=${voices}&stream=${stream ? 1 : 0}`);
+    await page.goto(`${base}?voices=${voices}&stream=${stream ? 1 : 0}${extra}`);
     await page.waitForFunction(() => window.voicepool?.report().view);
     await page.waitForTimeout(300);
     const before = await page.evaluate(() => window.voicepool.report());
@@ -97,6 +101,7 @@ try {
     let k = 0;
     while (Date.now() < end) {
       await page.keyboard.press(["Space", "ArrowLeft", "ArrowRight"][k++ % 3]);
+      if (stream && k % 12 === 6) await page.evaluate((s) => window.voicepool.seekAmbience(s), k % 5);
       await page.waitForTimeout(every);
     }
     // Mid-spell: the pool full, steals marked.
@@ -123,7 +128,7 @@ try {
     check(v.peakVoices === voices, "the pool filled");
     check(r.maxRms > 0.02 && r.loudFrames > r.drawnFrames / 4, "the analyser on the output heard the spells");
     check(v.streamErrors === 0 && v.refused === 0, "no stream error, no play refused");
-    check(v.callbacks > 100 && v.callbackAllocs === 0,
+    check(v.callbacks > 10 && v.callbackAllocs === 0,
       `the audio callback allocated and freed nothing (${v.callbackAllocs} in ${v.callbacks} callbacks)`);
 
     if (stream) {

@@ -9,6 +9,8 @@ const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 const voices = Math.max(1, Math.min(256, Number(params.get("voices")) || 12));
 const stream = params.get("stream") === "1"; // the ambience streamed from its Ogg bytes
+const pitch = Number(params.get("pitch")) || 1; // the ambience's pitch
+const buffer = Number(params.get("buffer")) || 0; // Web Audio's buffer in frames (0: the engine's default)
 $("voices").textContent = voices;
 
 const seen = {
@@ -37,7 +39,7 @@ window.addEventListener("unhandledrejection", (e) => fail(e.reason));
 await init();
 let demo;
 try {
-  demo = new Demo(voices, stream);
+  demo = new Demo(voices, stream, pitch, buffer);
 } catch (e) {
   fail(`voicepool could not start: ${e.message ?? e}`);
   throw e;
@@ -169,6 +171,7 @@ window.voicepool = {
   },
   cast,
   resume: () => demo.resume(),
+  seekAmbience: (seconds) => demo.seek_ambience(seconds),
   // Suspends the page's audio as a browser may (for tests: the engine must
   // hold its clock, and the next gesture must start it again).
   suspend: () => analyser.context.suspend(),

@@ -68,31 +68,45 @@ impl AudioSide {
     /// scratch buffer's size and converts them into `out`, then notes how
     /// long that took against the frames' duration ([`Counters::note_callback`]:
     /// two reads of the monotonic clock, a vDSO call, and relaxed atomics).
-    /// Allocates, frees, locks and prints nothing; never panics (slicing is
-    /// bounded by `chunks_exact_mut`; a trailing partial frame, which a host
-    /// should never pass, is filled with silence).
+    /// Allocates, frees, locks and prints nothing; never panics (every
+    /// slice is cut at whole frames within `out`; a trailing partial frame,
+    /// which a host should never pass, is filled with silence).
     #[cfg_attr(feature = "rtsan", rtsan_standalone::nonblocking)]
     pub(crate) fn fill<T: Sample + FromSample<f32>>(&mut self, out: &mut [T]) {
-        (self.hook)(CallbackPhase::Enter);
-        let watch = Stopwatch::start();
+        self.fill_with(out, |_| usize::MAX);
+    }
+
+    /// [`AudioSide::fill`] in pieces, with `prepare` called before each: it
+    /// does what must happen between them on the calling thread (in a
+    /// browser, the stream loader, which runs inline there) and returns the
+    /// most frames the next piece may have. The callback hook and the clock
+    /// cover the rendering only; the whole counts as one callback.
+    /// Real-time as [`AudioSide::fill`] when `prepare` is.
+    pub(crate) fn fill_with<T: Sample + FromSample<f32>>(
+        &mut self,
+        out: &mut [T],
+        mut prepare: impl FnMut(&mut Mixer) -> usize,
+    ) {
         let channels = self.channels.max(1);
-        let block = (self.scratch.len() / 2).max(1);
-        let mut chunks = out.chunks_exact_mut(channels * block);
-        for chunk in &mut chunks {
-            self.render_chunk(chunk, channels);
-        }
-        let rest = chunks.into_remainder();
-        let whole = rest.len() / channels * channels;
-        let (frames, partial) = rest.split_at_mut(whole);
-        if !frames.is_empty() {
-            self.render_chunk(frames, channels);
-        }
+        let frames = out.len() / channels;
+        let (mut rest, partial) = out.split_at_mut(frames * channels);
         partial.fill(T::EQUILIBRIUM);
-        let took_ns = watch.elapsed_ns();
-        let frames = (out.len() / channels) as u64;
-        let budget_ns = frames.saturating_mul(1_000_000_000) / u64::from(self.rate.max(1));
+        let mut took_ns = 0u64;
+        while !rest.is_empty() {
+            let piece = prepare(&mut self.mixer).clamp(1, rest.len() / channels);
+            let (now, later) = std::mem::take(&mut rest).split_at_mut(piece * channels);
+            (self.hook)(CallbackPhase::Enter);
+            let watch = Stopwatch::start();
+            let block = (self.scratch.len() / 2).max(1);
+            for chunk in now.chunks_mut(channels * block) {
+                self.render_chunk(chunk, channels);
+            }
+            took_ns = took_ns.saturating_add(watch.elapsed_ns());
+            (self.hook)(CallbackPhase::Exit);
+            rest = later;
+        }
+        let budget_ns = (frames as u64).saturating_mul(1_000_000_000) / u64::from(self.rate.max(1));
         self.counters.note_callback(took_ns, budget_ns);
-        (self.hook)(CallbackPhase::Exit);
     }
 
     /// Renders `out.len() / channels` frames (at most the scratch size).
