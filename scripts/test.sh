@@ -54,8 +54,8 @@ scripts/rust197 env CARGO_TARGET_DIR=target/rust197/wasm-check RUSTFLAGS="-C tar
 # The wand-swish demo's web page (web-demo/), built with wasm-bindgen's CLI
 # (installed from crates.io on a fresh machine: about 3 minutes), opened in
 # headless Chromium: a click starts the sound, keys cast for 6 s, and the
-# page must keep real time, steal and show it, allocate nothing in the
-# audio callback, and be heard by an analyser on the output; then a Bevy
+# page must keep real time, steal and show it, allocate nothing while the
+# callback mixes, and be heard by an analyser on the output; then a Bevy
 # app with the plugin's live output (scripts/web_test.sh; about 4 minutes
 # after the install, most of it building Bevy for the web).
 bash scripts/web_test.sh

@@ -161,6 +161,13 @@ fn shutting_down_a_live_engine_ends_every_play_where_the_game_can_read_it() {
     run_case("shutdown", "capture_f32.conf", Path::new("/dev/null"));
 }
 
+/// A lost device that is not reopened (recovery off) leaves the output
+/// suspended, not playing; shutting down closes it.
+#[test]
+fn a_lost_device_without_recovery_is_a_suspended_output() {
+    run_case("lost", "capture_f32.conf", Path::new("/dev/null"));
+}
+
 #[test]
 fn no_usable_device_is_a_clean_error() {
     run_case("nodevice", "no_device.conf", Path::new("/dev/null"));
@@ -206,6 +213,7 @@ fn child() {
         "errors" => stream_errors(),
         "stall" => stalled_device(&capture),
         "shutdown" => shut_down_live(),
+        "lost" => lost_without_recovery(),
         other => panic!("unknown case {other}"),
     }
     println!("case {case} passed");
@@ -261,6 +269,27 @@ fn shut_down_live() {
     assert_eq!(engine.stop_all(), Err(PlayError::EngineStopped));
     assert!(engine.close().is_none(), "the mixer went with shut_down");
     println!("live: shut down; {} events read", events.len());
+}
+
+fn lost_without_recovery() {
+    let mut engine = AudioEngine::start(EngineSettings {
+        recover_device: false,
+        ..Default::default()
+    })
+    .expect("the file/null PCM opens");
+    assert_eq!(engine.output_state(), OutputState::Playing);
+    engine.simulate_device_loss();
+    wait_until("the loss to be reported", || {
+        engine.drain_events().any(|e| {
+            e == Event::StreamError {
+                kind: StreamErrorKind::DeviceLost,
+            }
+        })
+    });
+    assert_eq!(engine.output_state(), OutputState::Suspended);
+    engine.shut_down();
+    assert_eq!(engine.output_state(), OutputState::Closed);
+    println!("live: lost without recovery: suspended, then closed");
 }
 
 /// Stereo, with different content left and right and a non-zero first frame.

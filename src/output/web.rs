@@ -66,9 +66,9 @@
 //! on the thread that made them: they are kept here, in a registry local to
 //! that thread, and the engine holds only its index (so it stays `Send` and
 //! `Sync`, as a Bevy resource must be). Without WebAssembly threads there
-//! is no other thread; with them, an engine must be closed on the thread
-//! that started it (elsewhere, closing it finds nothing and the context
-//! plays on until the page closes).
+//! is no other thread; with them, keep an engine on the thread that
+//! started it: elsewhere its index means nothing (it finds no output, or
+//! another engine's).
 
 use std::cell::RefCell;
 use std::rc::Rc;

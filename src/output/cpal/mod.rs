@@ -113,10 +113,14 @@ pub(crate) use hook::{CallbackHook, CallbackPhase};
 pub enum OutputState {
     /// The output runs: the mixer renders as the device asks.
     Playing,
-    /// In a browser: the page's audio is suspended (no user gesture yet, or
-    /// the browser suspended it). Plays are taken, nothing renders, and the
-    /// engine's clock holds until the next click, key press or touch on the
-    /// page (or [`AudioEngine::resume_output`] after one) starts it.
+    /// Nothing renders for now: plays are taken, and the engine's clock
+    /// holds. In a browser, the page's audio is suspended (no user gesture
+    /// yet, or the browser suspended it) until the next click, key press
+    /// or touch on the page (or [`AudioEngine::resume_output`] after one)
+    /// starts it. Natively, the device was lost
+    /// ([`crate::Event::StreamError`] with `DeviceLost`) and is not reopened
+    /// yet (with [`EngineSettings::recover_device`] off, it never will be:
+    /// shut the engine down).
     Suspended,
     /// The output is gone for good ([`AudioEngine::shut_down`], or a
     /// closed Web Audio context).
@@ -333,10 +337,17 @@ impl AudioEngine {
         hook: CallbackHook,
     ) -> Result<AudioEngine, EngineError> {
         settings.validate()?;
-        if cfg!(target_arch = "wasm32") {
+        if cfg!(all(target_arch = "wasm32", target_os = "unknown")) {
             return Err(EngineError::NoDevice(
                 "this WebAssembly build has no audio output: build voicepool with its `web` \
                  feature (on by default) for Web Audio in a browser, or render with OfflineEngine"
+                    .into(),
+            ));
+        }
+        if cfg!(target_arch = "wasm32") {
+            return Err(EngineError::NoDevice(
+                "voicepool has no audio output on this WebAssembly target (only in a browser, \
+                 wasm32-unknown-unknown): render with OfflineEngine"
                     .into(),
             ));
         }
@@ -396,9 +407,9 @@ impl AudioEngine {
     }
 
     /// Whether the output is making sound. Natively the stream plays from
-    /// [`AudioEngine::start`] until [`AudioEngine::shut_down`]:
-    /// [`OutputState::Playing`], also while a lost device is being reopened
-    /// (the events tell that), then [`OutputState::Closed`]. In a browser,
+    /// [`AudioEngine::start`] ([`OutputState::Playing`]) until
+    /// [`AudioEngine::shut_down`] ([`OutputState::Closed`]), but for while a
+    /// lost device is not reopened ([`OutputState::Suspended`]). In a browser,
     /// the page's `AudioContext`: [`OutputState::Suspended`] until the
     /// user's first click, key press or touch on the page (and whenever the
     /// browser suspends it, until the next), during which plays are taken
@@ -417,6 +428,9 @@ impl AudioEngine {
     pub fn output_state(&self) -> OutputState {
         #[cfg(not(web))]
         let state = match self.thread {
+            Some(_) if self.control.lost.load(std::sync::atomic::Ordering::Relaxed) => {
+                OutputState::Suspended
+            }
             Some(_) => OutputState::Playing,
             None => OutputState::Closed,
         };

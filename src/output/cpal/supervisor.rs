@@ -57,6 +57,8 @@ pub(super) struct Control {
     pub(super) stop: AtomicBool,
     /// Losses the engine asked to simulate (feature `hooks`: tests).
     pub(super) simulated_losses: AtomicU64,
+    /// Set by the thread: the device is lost and not (yet) reopened.
+    pub(super) lost: AtomicBool,
 }
 
 /// What the thread reports back once the first stream runs.
@@ -250,6 +252,7 @@ impl Watch {
                 let stalled = now.duration_since(self.progress) >= STALL;
                 if new_lost > 0 || simulated > 0 || stalled {
                     self.lost = true;
+                    self.control.lost.store(true, Relaxed);
                     self.rate_reported = false;
                     self.reporter.lost(new_lost);
                     self.retry = FIRST_RETRY;
@@ -301,6 +304,7 @@ impl Watch {
                 self.seen = Seen::default();
                 self.live = Some(live);
                 self.lost = false;
+                self.control.lost.store(false, Relaxed);
                 self.callbacks = self.reporter.counters.callbacks.load(Relaxed);
                 self.progress = Instant::now();
             }
