@@ -117,7 +117,7 @@ impl VoicepoolEngine {
     /// ```
     /// # use bevy_ecs::system::Res;
     /// # use voicepool_bevy::VoicepoolEngine;
-    /// use voicepool::OutputState;
+    /// use voicepool_bevy::voicepool::OutputState;
     /// fn waiting_for_a_click(engine: Res<VoicepoolEngine>) -> bool {
     ///     engine.output_state() == Some(OutputState::Suspended)
     /// }
