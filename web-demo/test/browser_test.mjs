@@ -74,7 +74,7 @@ try {
   for (const [voices, every, stream] of [[12, 320, false], [64, 160, true]]) {
     const extra = stream ? "&pitch=3&buffer=16384" : "";
     console.log(`web demo, ${voices} voices, a cast every ${every} ms for ${seconds} s${stream ? ", the ambience streamed at pitch 3 in 16,384-frame buffers and seeked" : ""}:`);
-    const page = await browser.newPage({ viewport: { width: 1100, height: 420 + voices * 24 } });
+    const page = await browser.newPage({ viewport: { width: 1100, height: 900 + voices * 24 } });
     const console_errors = [];
     page.on("console", (m) => { if (m.type() === "error") console_errors.push(m.text()); });
     page.on("pageerror", (e) => console_errors.push(String(e)));

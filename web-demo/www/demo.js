@@ -88,6 +88,43 @@ for (let i = 0; i < voices; i++) {
   rows.push({ tr, sound: tr.cells[1], bar: tr.cells[2].firstChild, mark: tr.cells[3], until: 0 });
 }
 
+// The timeline: ten seconds at 60 px a second, scrolled left as time
+// passes; one row per slot, and a strip on top for the virtual voices.
+const canvas = $("timeline");
+const rowH = Math.max(3, Math.min(12, Math.floor(320 / voices)));
+const strip = 12;
+canvas.height = strip + voices * rowH;
+const pen = canvas.getContext("2d");
+const hue = (name) =>
+  name === "swish" ? "hsl(0,0%,85%)"
+  : name === "ambience" ? "hsl(175,55%,45%)"
+  : `hsl(${[210, 255, 295, 45, 90, 135][(Number(name.replace(/\D/g, "")) + 5) % 6]},60%,55%)`;
+let drawnAt = null;
+let marks = []; // steals not drawn yet
+function timeline(now, view) {
+  marks.push(...view.stolen);
+  const dx = drawnAt === null ? 0 : Math.round(((now - drawnAt) * 60) / 1000);
+  if (drawnAt !== null && dx < 1) return;
+  drawnAt = drawnAt === null ? now : drawnAt + (dx * 1000) / 60;
+  if (dx > 0) pen.drawImage(canvas, -dx, 0);
+  const x = canvas.width - Math.max(dx, 1);
+  const w = Math.max(dx, 1);
+  pen.fillStyle = "#0c0b12";
+  pen.fillRect(x, 0, w, canvas.height);
+  const v = Math.min(view.virtual.length, strip);
+  pen.fillStyle = "hsl(175,55%,45%)";
+  pen.fillRect(x, strip - v, w, v);
+  view.slots.forEach((s, i) => {
+    if (!s.sound) return;
+    pen.fillStyle = hue(s.sound);
+    pen.fillRect(x, strip + i * rowH, w, rowH - 1);
+  });
+  // (No sound's colour is red: the sparkles' hues avoid it.)
+  pen.fillStyle = "#ff1a1a";
+  for (const st of marks) pen.fillRect(x - 2, strip + st.slot * rowH, 3, rowH - 1);
+  marks = [];
+}
+
 const dl = (el, pairs) => {
   el.innerHTML = pairs.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join("");
 };
@@ -126,6 +163,7 @@ function frame(now) {
     r.until = now + 600;
     seen.stealMarks++;
   }
+  timeline(now, view);
   $("virtual").textContent = view.virtual.length ? view.virtual.join(", ") : "none";
   dl($("counts"), [
     ["casts", view.casts],
