@@ -5,5 +5,6 @@
 pub mod cpal;
 pub mod offline;
 mod recorder;
+mod state;
 #[cfg(web)]
 mod web;

@@ -81,6 +81,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{AudioContext, AudioContextState, AudioProcessingEvent, ScriptProcessorNode, Window};
 
 use super::cpal::side::AudioSide;
+use super::cpal::AudioEngine;
 use super::cpal::{CallbackHook, DeviceSampleFormat, OutputState, StreamInfo};
 use crate::control::settings::EngineSettings;
 use crate::control::{Controller, Engine};
@@ -446,5 +447,35 @@ impl WebOutput {
         }
         let side = stream.side.try_borrow_mut().ok()?.take();
         side
+    }
+}
+
+/// The browser-only calls.
+impl AudioEngine {
+    /// In a browser: the page's `AudioContext` the engine plays in, for
+    /// routing its output through a page's own Web Audio graph (with
+    /// [`AudioEngine::output_node`]); `None` once shut down. Closing the
+    /// context ends the engine's sound for good: shut the engine down
+    /// instead.
+    ///
+    /// ```ignore
+    /// let ctx = engine.audio_context().expect("running");
+    /// let analyser = ctx.create_analyser()?;
+    /// ```
+    pub fn audio_context(&self) -> Option<web_sys::AudioContext> {
+        self.web.as_ref()?.context()
+    }
+
+    /// In a browser: the node the engine's stereo output comes from, which
+    /// is connected to the context's destination. Connect it to another
+    /// node (an analyser, a `MediaStreamAudioDestinationNode` for
+    /// recording) to have the output there too; `None` once shut down.
+    ///
+    /// ```ignore
+    /// let analyser = engine.audio_context().unwrap().create_analyser()?;
+    /// engine.output_node().unwrap().connect_with_audio_node(&analyser)?;
+    /// ```
+    pub fn output_node(&self) -> Option<web_sys::AudioNode> {
+        self.web.as_ref()?.node()
     }
 }

@@ -15,11 +15,15 @@ use crate::control::Engine;
 use crate::error::EngineError;
 use crate::mixer::Mixer;
 
+mod info;
 #[cfg(not(web))]
 mod open;
 pub(super) mod side;
 #[cfg(not(web))]
 mod supervisor;
+
+pub use super::state::OutputState;
+pub use info::{DeviceSampleFormat, StreamInfo};
 
 use side::AudioSide;
 #[cfg(not(web))]
@@ -31,101 +35,10 @@ pub const MIN_BLOCK_FRAMES: usize = 256;
 /// rendered in chunks.
 pub const MAX_BLOCK_FRAMES: usize = 1 << 16;
 
-/// The sample formats voicepool writes to a device.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum DeviceSampleFormat {
-    /// 32-bit float, -1.0 to 1.0.
-    F32,
-    /// Signed 16-bit integer.
-    I16,
-    /// Unsigned 16-bit integer (silence is 32768).
-    U16,
-}
-
-impl DeviceSampleFormat {
-    #[cfg(not(web))]
-    pub(super) fn from_cpal(format: cpal::SampleFormat) -> Option<Self> {
-        match format {
-            cpal::SampleFormat::F32 => Some(DeviceSampleFormat::F32),
-            cpal::SampleFormat::I16 => Some(DeviceSampleFormat::I16),
-            cpal::SampleFormat::U16 => Some(DeviceSampleFormat::U16),
-            _ => None,
-        }
-    }
-}
-
-/// What [`AudioEngine::start`] opened.
-///
-/// ```no_run
-/// use voicepool::{AudioEngine, EngineSettings, StreamInfo};
-/// let engine = AudioEngine::start(EngineSettings { buffer_frames: Some(256), ..Default::default() })?;
-/// let StreamInfo { device, sample_rate, buffer_frames, .. } = engine.info();
-/// match buffer_frames {
-///     Some(n) => println!("{device}: {n}-frame buffers at {sample_rate} Hz"),
-///     None => println!("{device}: the device's default buffer at {sample_rate} Hz"),
-/// }
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct StreamInfo {
-    /// The device's name as the host reports it.
-    pub device: String,
-    /// The stream's rate in Hz: the device's default rate when the engine
-    /// started, which the mixer renders at for its whole life (a device
-    /// reopened after a loss runs at it too).
-    pub sample_rate: u32,
-    /// Channels the device is written with (stereo goes to the first two;
-    /// mono gets a downmix).
-    pub channels: u16,
-    /// The sample format written.
-    pub sample_format: DeviceSampleFormat,
-    /// The fixed buffer size asked of the device, in frames, or `None` for
-    /// the device's default (also when a fixed size was asked for in the
-    /// settings and the device refused it).
-    pub buffer_frames: Option<u32>,
-    /// The largest block rendered in one go; bigger device requests are
-    /// rendered in chunks of this size. It is the buffer size asked for, or
-    /// 200 ms at the stream's rate for the device default, within
-    /// [`MIN_BLOCK_FRAMES`]`..=`[`MAX_BLOCK_FRAMES`].
-    pub max_block_frames: usize,
-}
-
 #[cfg(feature = "hooks")]
 pub use hook::{CallbackHook, CallbackPhase};
 #[cfg(not(feature = "hooks"))]
 pub(crate) use hook::{CallbackHook, CallbackPhase};
-
-/// Whether an [`AudioEngine`]'s output is making sound: see
-/// [`AudioEngine::output_state`].
-///
-/// ```no_run
-/// use voicepool::{AudioEngine, EngineSettings, OutputState};
-/// let engine = AudioEngine::start(EngineSettings::default())?;
-/// if engine.output_state() == OutputState::Suspended {
-///     println!("click to start the sound"); // in a browser, the click starts it by itself
-/// }
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum OutputState {
-    /// The output runs: the mixer renders as the device asks.
-    Playing,
-    /// Nothing renders for now: plays are taken, and the engine's clock
-    /// holds. In a browser, the page's audio is suspended (no user gesture
-    /// yet, or the browser suspended it) until the next click, key press
-    /// or touch on the page (or [`AudioEngine::resume_output`] after one)
-    /// starts it. Natively, the device was lost
-    /// ([`crate::Event::StreamError`] with `DeviceLost`) and is not reopened
-    /// yet (with [`EngineSettings::recover_device`] off, it never will be:
-    /// shut the engine down).
-    Suspended,
-    /// The output is gone for good ([`AudioEngine::shut_down`], or a
-    /// closed Web Audio context).
-    Closed,
-}
 
 /// Instrumentation of the data callback (feature `hooks`: tests only).
 mod hook {
@@ -251,7 +164,7 @@ pub struct AudioEngine {
     #[cfg(not(web))]
     control: Arc<Control>,
     #[cfg(not(web))]
-    thread: Option<JoinHandle<()>>,
+    pub(in crate::output) thread: Option<JoinHandle<()>>,
     #[cfg(not(web))]
     home: Receiver<Box<AudioSide>>,
     /// The stream now open (or last open), as the output thread keeps it.
@@ -259,7 +172,7 @@ pub struct AudioEngine {
     info: Arc<Mutex<Option<StreamInfo>>>,
     /// The page's context and node (in a browser).
     #[cfg(web)]
-    web: Option<super::web::WebOutput>,
+    pub(in crate::output) web: Option<super::web::WebOutput>,
     /// The stream first opened; its rate is the engine's for good.
     first: StreamInfo,
 }
@@ -406,111 +319,6 @@ impl AudioEngine {
         self.first.clone()
     }
 
-    /// Whether the output is making sound. Natively the stream plays from
-    /// [`AudioEngine::start`] ([`OutputState::Playing`]) until
-    /// [`AudioEngine::shut_down`] ([`OutputState::Closed`]), but for while a
-    /// lost device is not reopened ([`OutputState::Suspended`]). In a browser,
-    /// the page's `AudioContext`: [`OutputState::Suspended`] until the
-    /// user's first click, key press or touch on the page (and whenever the
-    /// browser suspends it, until the next), during which plays are taken
-    /// and nothing renders, the clock held.
-    ///
-    /// ```no_run
-    /// use voicepool::{AudioEngine, EngineSettings, OutputState};
-    /// let engine = AudioEngine::start(EngineSettings::default())?;
-    /// match engine.output_state() {
-    ///     OutputState::Playing => {}
-    ///     OutputState::Suspended => println!("press a key to start the sound"),
-    ///     _ => println!("no sound any more"),
-    /// }
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn output_state(&self) -> OutputState {
-        #[cfg(not(web))]
-        let state = match self.thread {
-            Some(_) if self.control.lost.load(std::sync::atomic::Ordering::Relaxed) => {
-                OutputState::Suspended
-            }
-            Some(_) => OutputState::Playing,
-            None => OutputState::Closed,
-        };
-        #[cfg(web)]
-        let state = self
-            .web
-            .as_ref()
-            .map_or(OutputState::Closed, super::web::WebOutput::state);
-        state
-    }
-
-    /// Asks the output to play. In a browser this resumes the page's
-    /// `AudioContext`, which a browser allows once the user has interacted
-    /// with the page. The engine already does so by itself on every click,
-    /// key press or touch while the context is suspended (it listens on the
-    /// page's window), so a game needs this only to resume at another
-    /// moment, after the first gesture. It returns at once; the context
-    /// starts a moment later ([`AudioEngine::output_state`] then says
-    /// [`OutputState::Playing`]), and stays suspended if the browser
-    /// refuses. Natively the stream already plays and this does nothing.
-    /// Errors: [`EngineError::Device`] when the output is shut down, or Web
-    /// Audio refuses the call outright.
-    ///
-    /// ```no_run
-    /// use voicepool::{AudioEngine, EngineSettings, OutputState};
-    /// let engine = AudioEngine::start(EngineSettings::default())?;
-    /// // ... the player pauses the game, which suspends the page's audio
-    /// // through `audio_context()`; on unpausing (after a gesture):
-    /// if engine.output_state() == OutputState::Suspended {
-    ///     engine.resume_output()?;
-    /// }
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn resume_output(&self) -> Result<(), EngineError> {
-        #[cfg(not(web))]
-        let resumed = match self.thread {
-            Some(_) => Ok(()),
-            None => Err(EngineError::Device(
-                "the engine's output is shut down".into(),
-            )),
-        };
-        #[cfg(web)]
-        let resumed = match &self.web {
-            Some(web) => web.resume(),
-            None => Err(EngineError::Device(
-                "the engine's output is shut down".into(),
-            )),
-        };
-        resumed
-    }
-
-    /// In a browser: the page's `AudioContext` the engine plays in, for
-    /// routing its output through a page's own Web Audio graph (with
-    /// [`AudioEngine::output_node`]); `None` once shut down. Closing the
-    /// context ends the engine's sound for good: shut the engine down
-    /// instead.
-    ///
-    /// ```ignore
-    /// let ctx = engine.audio_context().expect("running");
-    /// let analyser = ctx.create_analyser()?;
-    /// ```
-    #[cfg(web)]
-    pub fn audio_context(&self) -> Option<web_sys::AudioContext> {
-        self.web.as_ref()?.context()
-    }
-
-    /// In a browser: the node the engine's stereo output comes from, which
-    /// is connected to the context's destination. Connect it to another
-    /// node (an analyser, a `MediaStreamAudioDestinationNode` for
-    /// recording) to have the output there too; `None` once shut down.
-    ///
-    /// ```ignore
-    /// let analyser = engine.audio_context().unwrap().create_analyser()?;
-    /// engine.output_node().unwrap().connect_with_audio_node(&analyser)?;
-    /// ```
-    #[cfg(web)]
-    pub fn output_node(&self) -> Option<web_sys::AudioNode> {
-        self.web.as_ref()?.node()
-    }
-
     /// The output rate in Hz: the device's when the engine started, kept
     /// for the engine's life.
     ///
@@ -596,13 +404,10 @@ impl AudioEngine {
         }
     }
 
-    /// The output is not yet shut down (its thread or context is held).
-    fn has_output(&self) -> bool {
-        #[cfg(not(web))]
-        let held = self.thread.is_some();
-        #[cfg(web)]
-        let held = self.web.is_some();
-        held
+    /// The output thread has found the device lost and not reopened it.
+    #[cfg(not(web))]
+    pub(in crate::output) fn device_lost(&self) -> bool {
+        self.control.lost.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     #[cfg(web)]
