@@ -7,7 +7,7 @@ use std::ops::{Deref, DerefMut};
 use std::path::Path;
 
 use crate::control::settings::EngineSettings;
-use crate::control::Engine;
+use crate::control::{Controller, Engine};
 use crate::error::EngineError;
 pub use crate::error::RenderError;
 use crate::mixer::Mixer;
@@ -67,7 +67,24 @@ impl fmt::Debug for OfflineEngine {
 /// With streamed plays in flight, [`OfflineEngine::render`] renders in
 /// blocks of at most this many frames, filling the streams' rings before
 /// each (a browser's live output does the same: `output/web.rs`).
-pub(crate) const STREAM_PIECE_FRAMES: usize = 2_048;
+const STREAM_PIECE_FRAMES: usize = 2_048;
+
+/// What an engine whose stream loader runs inline (offline, or in a
+/// browser) does before each piece of a render with streamed plays in
+/// flight: plays and seeks taken first, then their rings filled (the second
+/// pass after the audio side dropped what earlier plays left in them).
+/// Returns the most frames the piece may have: at most
+/// [`STREAM_PIECE_FRAMES`], and few enough that the fastest streamed play
+/// (a play pitched up reads its ring faster) reads at most three quarters
+/// of a full ring of `ring` frames.
+pub(crate) fn fill_streams(mixer: &mut Mixer, controller: &Controller, ring: usize) -> usize {
+    mixer.drain_early();
+    controller.pump_streams();
+    mixer.skip_stale_stream_data();
+    controller.pump_streams();
+    let demand = mixer.stream_demand().max(1.0);
+    ((0.75 * ring as f64 / demand) as usize).clamp(1, STREAM_PIECE_FRAMES)
+}
 
 impl OfflineEngine {
     /// An engine rendering at `settings.sample_rate`.
@@ -136,22 +153,12 @@ impl OfflineEngine {
             self.mixer.process(&mut self.buffer[..len]);
         } else if self.engine.pump_streams() {
             // Streamed plays: the loader fills their rings before each
-            // piece of at most `STREAM_PIECE_FRAMES`, as a loader thread
-            // would keep them filled, so a long render never runs one dry.
-            // A play pitched up reads its ring faster: the pieces shrink
-            // so that each reads at most three quarters of a full ring.
+            // piece, as a loader thread would keep them filled, so a long
+            // render never runs one dry.
             let mut done = 0;
             while done < len {
-                // Plays and seeks taken first, then their rings filled
-                // (the second pass after the audio side dropped what
-                // earlier plays left in them).
-                self.mixer.drain_early();
-                self.engine.pump_streams();
-                self.mixer.skip_stale_stream_data();
-                self.engine.pump_streams();
-                let demand = self.mixer.stream_demand().max(1.0);
-                let piece = ((0.75 * self.stream_ring as f64 / demand) as usize)
-                    .clamp(1, STREAM_PIECE_FRAMES);
+                let piece =
+                    fill_streams(&mut self.mixer, &self.engine.controller, self.stream_ring);
                 let end = (done + 2 * piece).min(len);
                 self.mixer.process(&mut self.buffer[done..end]);
                 done = end;
@@ -338,10 +345,7 @@ impl OfflineEngine {
     #[doc(hidden)]
     pub fn pump_stream_loader(&mut self) {
         if !self.loader_held && self.engine.pump_streams() {
-            self.mixer.drain_early();
-            self.engine.pump_streams();
-            self.mixer.skip_stale_stream_data();
-            self.engine.pump_streams();
+            fill_streams(&mut self.mixer, &self.engine.controller, self.stream_ring);
         }
     }
 

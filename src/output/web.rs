@@ -86,7 +86,7 @@ use super::cpal::{CallbackHook, DeviceSampleFormat, OutputState, StreamInfo};
 use crate::control::settings::EngineSettings;
 use crate::control::{Controller, Engine};
 use crate::error::EngineError;
-use crate::output::offline::STREAM_PIECE_FRAMES;
+use crate::output::offline::fill_streams;
 use crate::protocol::stats::Counters;
 use crate::protocol::{Event, StreamErrorKind, TimedEvent};
 
@@ -345,19 +345,13 @@ impl Handler {
         };
         let frames = (out.length() as usize).min(self.channel.len());
         let streaming = self.controller.pump_streams();
-        let (controller, ring) = (&self.controller, self.ring as f64);
+        let (controller, ring) = (&self.controller, self.ring);
         let mix = &mut self.mix[..frames * 2];
         match self.side.try_borrow_mut() {
             Ok(mut side) => match side.as_deref_mut() {
-                Some(side) if streaming => side.fill_with(mix, |mixer| {
-                    // As the offline engine between its pieces.
-                    mixer.drain_early();
-                    controller.pump_streams();
-                    mixer.skip_stale_stream_data();
-                    controller.pump_streams();
-                    let demand = mixer.stream_demand().max(1.0);
-                    ((0.75 * ring / demand) as usize).clamp(1, STREAM_PIECE_FRAMES)
-                }),
+                Some(side) if streaming => {
+                    side.fill_with(mix, |mixer| fill_streams(mixer, controller, ring))
+                }
                 Some(side) => side.fill(mix),
                 None => mix.fill(0.0),
             },
