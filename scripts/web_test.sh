@@ -27,16 +27,8 @@ bash scripts/web_demo.sh
 # The Bevy check (web-demo/bevy/): a Bevy app with the plugin's live output,
 # bound the same way into out/web-bevy/, its sounds in assets/ for Bevy's
 # asset server to fetch (about 2.5 minutes the first time: Bevy in release).
-dir=target/rust197/web-bevy
-echo "web test: building the Bevy app (wasm32, SIMD128)"
-scripts/rust197 env RUSTFLAGS="-D warnings -C target-feature=+simd128" CARGO_TARGET_DIR="$dir" \
-  cargo build -q --release --target wasm32-unknown-unknown -p voicepool-bevy-web
-pkg=target/rust197/web-pkg/bevy
-scripts/rust197 bash -c 'rm -rf "$1" && "$2" --target web --no-typescript --out-dir "$1" "$3"' \
-  bind "$pkg" target/rust197/tools/bin/wasm-bindgen "$dir/wasm32-unknown-unknown/release/voicepool_bevy_web.wasm"
-rm -rf out/web-bevy
+bash scripts/web_build.sh voicepool-bevy-web out/web-bevy
 mkdir -p out/web-bevy/assets
-cp -r "$pkg" out/web-bevy/pkg
 cp web-demo/bevy/www/index.html out/web-bevy/
 cp samples/swish.wav samples/sparkle_*.wav out/web-bevy/assets/
 (cd web-demo/test && npm ci --no-audit --no-fund --loglevel=error)
