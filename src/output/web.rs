@@ -74,12 +74,11 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use ringbuf::traits::{Observer, Producer};
-use ringbuf::HeapProd;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{AudioContext, AudioContextState, AudioProcessingEvent, ScriptProcessorNode, Window};
 
+use super::cpal::report::{Reporter, STREAM_EVENT_CAPACITY};
 use super::cpal::side::AudioSide;
 use super::cpal::AudioEngine;
 use super::cpal::{CallbackHook, DeviceSampleFormat, OutputState, StreamInfo};
@@ -87,15 +86,11 @@ use crate::control::settings::EngineSettings;
 use crate::control::{Controller, Engine};
 use crate::error::EngineError;
 use crate::output::offline::fill_streams;
-use crate::protocol::stats::Counters;
-use crate::protocol::{Event, StreamErrorKind, TimedEvent};
 
 /// The node's buffer when the settings name none, in frames.
 pub(crate) const DEFAULT_FRAMES: u32 = 2048;
 /// The buffer sizes a `ScriptProcessorNode` takes: powers of two in this range.
 pub(crate) const FRAMES_RANGE: std::ops::RangeInclusive<u32> = 256..=16_384;
-/// Stream errors that can wait for the game between `drain_events` calls.
-const EVENT_CAPACITY: usize = 64;
 /// The events that give a page user activation, on which the engine
 /// resumes its context.
 const GESTURES: [&str; 4] = ["click", "keydown", "pointerup", "touchend"];
@@ -202,7 +197,7 @@ pub(crate) fn start(
     };
     // No thread to decode streams on: the handler does it before each mix.
     engine.stream_loader_inline();
-    let (events, counters) = engine.stream_error_sink(EVENT_CAPACITY);
+    let (events, counters) = engine.stream_error_sink(STREAM_EVENT_CAPACITY);
     let reporter = Rc::new(RefCell::new(Reporter { events, counters }));
     let block = frames as usize;
     let side = Rc::new(RefCell::new(Some(Box::new(AudioSide {
@@ -244,7 +239,7 @@ pub(crate) fn start(
         Closure::<dyn FnMut()>::new(move || {
             if ctx.state() == AudioContextState::Closed {
                 if let Ok(mut r) = reporter.try_borrow_mut() {
-                    r.report(StreamErrorKind::DeviceLost);
+                    r.lost(1);
                 }
             }
         })
@@ -300,29 +295,6 @@ fn listen_for_gestures(ctx: &AudioContext) -> Option<(Window, Closure<dyn FnMut(
     Some((window, resume))
 }
 
-/// Stream errors, counted and reported to the game (as natively).
-struct Reporter {
-    events: HeapProd<TimedEvent>,
-    counters: Arc<Counters>,
-}
-
-impl Reporter {
-    /// Counted, and reported while there is room.
-    fn report(&mut self, kind: StreamErrorKind) {
-        Counters::bump(&self.counters.stream_errors);
-        if self.events.vacant_len() > 0 {
-            let frame = self
-                .counters
-                .frames
-                .load(std::sync::atomic::Ordering::Relaxed);
-            let _ = self.events.try_push(TimedEvent {
-                frame,
-                event: Event::StreamError { kind },
-            });
-        }
-    }
-}
-
 /// What the node's handler owns.
 struct Handler {
     side: Rc<RefCell<Option<Box<AudioSide>>>>,
@@ -375,7 +347,7 @@ impl Handler {
     /// Web Audio refused a call.
     fn refused(&mut self) {
         if let Ok(mut r) = self.reporter.try_borrow_mut() {
-            r.report(StreamErrorKind::Backend);
+            r.backend_errors(1);
         }
     }
 }

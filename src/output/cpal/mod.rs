@@ -18,6 +18,7 @@ use crate::mixer::Mixer;
 mod info;
 #[cfg(not(web))]
 mod open;
+pub(super) mod report;
 pub(super) mod side;
 #[cfg(not(web))]
 mod supervisor;

@@ -16,18 +16,14 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::Sender;
-use ringbuf::traits::{Observer, Producer};
-use ringbuf::HeapProd;
 
 use super::open::{self, Live, ProbeError, QuietAlsa};
+use super::report::{Reporter, STREAM_EVENT_CAPACITY};
 use super::side::AudioSide;
 use super::{CallbackHook, StreamInfo};
 use crate::control::settings::EngineSettings;
 use crate::control::Engine;
 use crate::error::EngineError;
-use crate::protocol::stats::Counters;
-use crate::protocol::{Event, StreamErrorKind, TimedEvent};
-use crate::DeviceName;
 
 /// How often the thread looks at the stream.
 pub(super) const POLL: Duration = Duration::from_millis(20);
@@ -44,12 +40,6 @@ const TAKE_PATIENCE: Duration = Duration::from_secs(5);
 /// finish (or hang) on a thread of its own.
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 const DROP_PATIENCE: Duration = Duration::from_secs(2);
-/// Stream events that can wait for the game between `drain_events` calls.
-pub(super) const STREAM_EVENT_CAPACITY: usize = 64;
-/// Room kept in that queue for the loss and recovery events, which backend
-/// errors never take.
-const RESERVED: usize = 4;
-
 /// What the engine and the thread share.
 #[derive(Default)]
 pub(super) struct Control {
@@ -63,63 +53,6 @@ pub(super) struct Control {
 
 /// What the thread reports back once the first stream runs.
 pub(super) type Ready = Result<(Engine, StreamInfo), EngineError>;
-
-/// Turns what happened to the stream into counts and events for the game.
-pub(super) struct Reporter {
-    pub(super) events: HeapProd<TimedEvent>,
-    pub(super) counters: Arc<Counters>,
-}
-
-impl Reporter {
-    fn push(&mut self, event: Event) {
-        let ev = TimedEvent {
-            frame: self.counters.frames.load(Relaxed),
-            event,
-        };
-        if self.events.try_push(ev).is_err() {
-            Counters::bump(&self.counters.lost_events);
-        }
-    }
-
-    /// `n` backend errors: all counted, one event each while the queue has
-    /// more than the reserved room.
-    pub(super) fn backend_errors(&mut self, n: u64) {
-        for _ in 0..n {
-            Counters::bump(&self.counters.stream_errors);
-            if self.events.vacant_len() > RESERVED {
-                self.push(Event::StreamError {
-                    kind: StreamErrorKind::Backend,
-                });
-            }
-        }
-    }
-
-    /// The device is lost (`errors` lost-device errors were reported; 0
-    /// for a stall): counted, one event.
-    pub(super) fn lost(&mut self, errors: u64) {
-        for _ in 0..errors.max(1) {
-            Counters::bump(&self.counters.stream_errors);
-        }
-        self.push(Event::StreamError {
-            kind: StreamErrorKind::DeviceLost,
-        });
-    }
-
-    pub(super) fn rate_unavailable(&mut self) {
-        Counters::bump(&self.counters.stream_errors);
-        self.push(Event::StreamError {
-            kind: StreamErrorKind::RateUnavailable,
-        });
-    }
-
-    pub(super) fn recovered(&mut self, info: &StreamInfo) {
-        Counters::bump(&self.counters.recoveries);
-        self.push(Event::OutputRecovered {
-            device: DeviceName::new(&info.device),
-            sample_rate: info.sample_rate,
-        });
-    }
-}
 
 /// The output thread's whole life. Sends the engine (or why there is none)
 /// on `ready`, then watches until told to stop and sends the audio side on
@@ -379,58 +312,4 @@ fn dispose(stream: cpal::Stream) {
     }
     #[cfg(not(target_os = "linux"))]
     drop(stream);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::{PlayParams, Sound};
-
-    #[test]
-    fn errors_become_events_and_counts_with_room_kept_for_loss_and_recovery() {
-        let (mut engine, _mixer) = Engine::new(EngineSettings::default()).unwrap();
-        let (events, counters) = engine.stream_error_sink(8);
-        let mut reporter = Reporter { events, counters };
-        reporter.backend_errors(100);
-        reporter.lost(0);
-        reporter.rate_unavailable();
-        let info = StreamInfo {
-            device: "a device with a name longer than fits".into(),
-            sample_rate: 44_100,
-            channels: 2,
-            sample_format: super::super::DeviceSampleFormat::F32,
-            buffer_frames: None,
-            max_block_frames: 8_820,
-        };
-        reporter.recovered(&info);
-        let blip = Sound::from_samples(1, 48_000, vec![0.5; 480]).unwrap();
-        let h = engine.play(&blip, PlayParams::default()).unwrap();
-        let events: Vec<Event> = engine.drain_events().collect();
-        let backend = Event::StreamError {
-            kind: StreamErrorKind::Backend,
-        };
-        assert_eq!(
-            events.iter().filter(|e| **e == backend).count(),
-            8 - RESERVED
-        );
-        let tail = &events[8 - RESERVED..];
-        assert_eq!(
-            tail,
-            [
-                Event::StreamError {
-                    kind: StreamErrorKind::DeviceLost
-                },
-                Event::StreamError {
-                    kind: StreamErrorKind::RateUnavailable
-                },
-                Event::OutputRecovered {
-                    device: DeviceName::new(&info.device),
-                    sample_rate: 44_100
-                },
-            ]
-        );
-        let stats = engine.stats();
-        assert_eq!((stats.stream_errors, stats.recoveries), (102, 1));
-        assert!(engine.is_playing(h), "the game side carries on");
-    }
 }
