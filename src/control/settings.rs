@@ -168,6 +168,14 @@ pub struct EngineSettings {
     /// Give each run its own (the time, say) where a game wants them to
     /// differ.
     pub seed: u64,
+    /// Masking-aware stealing: a voice is ranked by what of it stays
+    /// audible above the masking the *other* voices make (per critical
+    /// band, with the spread of masking across bands), not by its loudness
+    /// alone, so a footstep under an explosion or the fifth groan of a
+    /// horde goes before an equally loud voice that is heard in the clear.
+    /// A voice never masks itself. `false` ranks by loudness alone (the
+    /// v3 rule), for comparison. Default `true`.
+    pub masking: bool,
 }
 
 /// The most streams an engine may have.
@@ -273,6 +281,7 @@ impl Default for EngineSettings {
             host: None,
             speed_of_sound: crate::space::DEFAULT_SPEED_OF_SOUND,
             seed: 0,
+            masking: true,
         }
     }
 }

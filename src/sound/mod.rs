@@ -15,6 +15,7 @@ pub(crate) mod decode;
 pub(crate) mod downmix;
 pub(crate) mod loop_tile;
 pub(crate) mod loudness;
+pub(crate) mod spectrum;
 pub(crate) mod wav;
 
 use loop_tile::LoopTile;
@@ -45,6 +46,9 @@ pub(crate) struct SoundData {
     /// How its energy spreads over four bands (what a bus's filters take
     /// from it, for stealing).
     pub(crate) bands: bands::Bands,
+    /// How its energy spreads over the critical bands, window by window
+    /// (what masking-aware stealing reads).
+    pub(crate) spectrum: spectrum::Spectrum,
     /// For a short sound played looping: the sound repeated, made on the
     /// game side by [`SoundData::prepare_loop`]; the audio side only reads
     /// it (`OnceLock::get` is one atomic load, no lock).
@@ -417,6 +421,7 @@ impl Sound {
         condition(&mut samples);
         let loudness = Loudness::measure(&samples, channels, sample_rate);
         let bands = bands::Bands::measure(&samples, channels, sample_rate);
+        let spectrum = spectrum::Spectrum::measure(&samples, channels, sample_rate);
         // Exactly the guard frames more: the default growth would double the
         // allocation (a 1 GB sound would need 2 GB for a moment), and with
         // the capacity exact, `into_boxed_slice` does not reallocate.
@@ -431,6 +436,7 @@ impl Sound {
                 samples: samples.into_boxed_slice(),
                 loudness,
                 bands,
+                spectrum,
                 loop_tile: OnceLock::new(),
                 stream: None,
             }),
@@ -452,6 +458,7 @@ impl Sound {
                 samples: vec![0.0; channels * GUARD_FRAMES].into_boxed_slice(),
                 loudness: Loudness::measure(&[], channels, source.rate),
                 bands: bands::Bands::FLAT,
+                spectrum: spectrum::Spectrum::unmeasured(source.rate),
                 loop_tile: OnceLock::new(),
                 stream: Some(source),
             }),

@@ -17,6 +17,7 @@ mod choice;
 pub(crate) mod free_list;
 mod groups;
 mod id_index;
+pub(crate) mod masking;
 mod passes;
 pub(crate) mod victim;
 pub(crate) mod virtual_pool;

@@ -1,0 +1,252 @@
+//! Masking: what of a voice the *other* voices hide. A footstep under an
+//! explosion, the fifth groan of a horde, a hum under music in its band:
+//! each is loud enough alone, and heard little in the mix. Stealing ranks a
+//! voice by its loudness ([`super::audibility`]) times the share of it that
+//! stays audible above the masking threshold the rest of the mix makes.
+//!
+//! The model is the classic one of perceptual coders (Johnston 1988;
+//! MPEG-1's psychoacoustic model 1), per critical band (`sound::spectrum`):
+//!
+//! - Every live voice puts its predicted power in each band into the mix
+//!   (its loudness over the horizons, spread as its sound's spectrum over
+//!   the next 300 ms says, after its own low-pass: cone, occlusion, air).
+//! - The threshold a voice faces is the rest of the mix (the total less
+//!   its own part: a voice never masks itself) spread across bands, 10 dB
+//!   per band upward and 25 dB per band downward (a low sound masks the
+//!   bands above it far more than a high one the bands below), lowered by
+//!   10 dB (between a tonal masker's 15 and a noise's 5), and never below
+//!   the threshold in quiet (Terhardt's, with a full-scale sine at 90 dB
+//!   SPL).
+//! - What stays audible of a band of power `P` against a threshold `T`
+//!   counts as `P · P / (P + T)`: all of it far above the threshold, half
+//!   at it, falling with the signal-to-mask ratio below it (so a masked
+//!   voice still ranks by how far under it is). The bands are summed
+//!   K-weighted, as loudness is.
+//!
+//! Cost: each voice's refresh adds a spread (two recursive passes over the
+//! 24 bands) and a pass over its bands, about as much again as its
+//! loudness estimate; the mix's total is kept as voices are refreshed and
+//! summed anew once per refresh period. The steal itself still reads one
+//! kept level per voice. Real-time safe: every array is allocated when
+//! the mixer is made.
+
+use crate::math::Libm;
+use crate::sound::spectrum::{BANDS, CENTRE_HZ};
+
+/// Power per critical band.
+pub(crate) type BandPowers = [f32; BANDS];
+
+/// Power factor per band of spread toward higher bands (-10 dB).
+const UPWARD: f32 = 0.1;
+/// Power factor per band of spread toward lower bands (-25 dB).
+const DOWNWARD: f32 = 0.003_162_277_6;
+/// The threshold lies this far (as power) below the spread masker
+/// (-10 dB).
+const OFFSET: f32 = 0.1;
+/// The power (mean square over output channels, summed) that stands for
+/// 90 dB SPL: a full-scale sine heard centred.
+const FULL_SCALE_POWER: f64 = 0.5;
+const FULL_SCALE_SPL: f64 = 90.0;
+
+/// The mix's masking, kept per voice slot.
+pub(crate) struct Masking {
+    on: bool,
+    /// Per band, the K-weighting's power gain at its centre.
+    k_weights: BandPowers,
+    /// Per band, the threshold in quiet, as power.
+    quiet: BandPowers,
+    /// Per slot, the power its voice put in the mix at its last refresh.
+    parts: Box<[BandPowers]>,
+    /// The sum of `parts` over live slots (kept as parts change, summed
+    /// anew by [`Masking::retotal`]).
+    total: BandPowers,
+}
+
+impl Masking {
+    /// Masking for `slots` voice slots; `on`: whether stealing hears it
+    /// (off, every voice is heard whole).
+    pub(crate) fn new(slots: usize, on: bool, k_weight: impl Fn(f64) -> f64) -> Masking {
+        Masking {
+            on,
+            k_weights: CENTRE_HZ.map(|hz| k_weight(f64::from(hz)) as f32),
+            quiet: CENTRE_HZ.map(|hz| {
+                let spl = threshold_in_quiet_db(f64::from(hz));
+                (FULL_SCALE_POWER * 10f64.lm_powf((spl - FULL_SCALE_SPL) / 10.0)) as f32
+            }),
+            parts: vec![[0.0; BANDS]; if on { slots } else { 0 }].into_boxed_slice(),
+            total: [0.0; BANDS],
+        }
+    }
+
+    /// Whether stealing hears masking.
+    #[inline]
+    pub(crate) fn is_on(&self) -> bool {
+        self.on
+    }
+
+    /// Heap bytes held.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.parts.len() * std::mem::size_of::<BandPowers>()
+    }
+
+    /// The K-weighting's power gain per band.
+    pub(crate) fn k_weights(&self) -> &BandPowers {
+        &self.k_weights
+    }
+
+    /// Sums the mix anew from the parts of the slots `live` says are live
+    /// (dropping what voices since gone still left in it, and rounding).
+    pub(crate) fn retotal(&mut self, live: impl Fn(usize) -> bool) {
+        let mut total = [0.0f32; BANDS];
+        for (i, part) in self.parts.iter_mut().enumerate() {
+            if live(i) {
+                for (t, p) in total.iter_mut().zip(part.iter()) {
+                    *t += p;
+                }
+            } else {
+                *part = [0.0; BANDS];
+            }
+        }
+        self.total = total;
+    }
+
+    /// The share (0 to 1) of a voice with band powers `own` that stays
+    /// audible above the masking of the rest of the mix; `slot`: the slot
+    /// it plays in (its part of the mix is then replaced by `own`), `None`
+    /// for a voice not in the mix (a virtual voice, which faces all of
+    /// it). 1 when masking is off or the voice is silent.
+    pub(crate) fn heard(&mut self, slot: Option<usize>, own: &BandPowers) -> f32 {
+        if !self.on {
+            return 1.0;
+        }
+        let part = slot.and_then(|i| self.parts.get_mut(i));
+        let mut others = self.total;
+        if let Some(part) = part {
+            for b in 0..BANDS {
+                others[b] = (others[b] - part[b]).max(0.0);
+                self.total[b] += own[b] - part[b];
+            }
+            *part = *own;
+        }
+        let threshold = self.threshold(&others);
+        let (mut heard, mut all) = (0.0f32, 0.0f32);
+        for b in 0..BANDS {
+            let (p, t, k) = (own[b], threshold[b], self.k_weights[b]);
+            all += k * p;
+            if p > 0.0 {
+                heard += k * p * (p / (p + t));
+            }
+        }
+        if all > 0.0 {
+            (heard / all).clamp(0.0, 1.0)
+        } else {
+            1.0
+        }
+    }
+
+    /// The masking threshold `maskers` (power per band) make.
+    pub(crate) fn threshold(&self, maskers: &BandPowers) -> BandPowers {
+        let mut up = [0.0f32; BANDS];
+        let mut down = [0.0f32; BANDS];
+        let (mut u, mut d) = (0.0f32, 0.0f32);
+        for b in 0..BANDS {
+            u = maskers[b] + UPWARD * u;
+            up[b] = u;
+            let c = BANDS - 1 - b;
+            d = maskers[c] + DOWNWARD * d;
+            down[c] = d;
+        }
+        let mut t = [0.0f32; BANDS];
+        for b in 0..BANDS {
+            let spread = up[b] + down[b] - maskers[b];
+            t[b] = (OFFSET * spread).max(self.quiet[b]);
+        }
+        t
+    }
+}
+
+/// Terhardt's threshold in quiet at `hz`, in dB SPL (the ISO 226 curve's
+/// usual fit; 20 Hz to 16 kHz).
+fn threshold_in_quiet_db(hz: f64) -> f64 {
+    let f = hz.clamp(20.0, 16_000.0) / 1_000.0;
+    3.64 * f.lm_powf(-0.8) - 6.5 * (-0.6 * (f - 3.3) * (f - 3.3)).lm_exp() + 1e-3 * f.lm_powi(4)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn masking(slots: usize) -> Masking {
+        Masking::new(slots, true, |_| 1.0)
+    }
+
+    fn tone(band: usize, power: f32) -> BandPowers {
+        let mut p = [0.0; BANDS];
+        p[band] = power;
+        p
+    }
+
+    #[test]
+    fn the_threshold_of_two_tones_matches_hand_computed_values() {
+        let m = masking(0);
+        // Tones in bands 8 (1 kHz) and 14 (2.5 kHz), power 1 and 0.01.
+        let mut maskers = tone(8, 1.0);
+        maskers[14] = 0.01;
+        let t = m.threshold(&maskers);
+        // In band 8: the 1 kHz tone, plus the 2.5 kHz one six bands up,
+        // -150 dB: 10 dB below the sum.
+        assert!((t[8] / (0.1 * (1.0 + 0.01 * 1e-15)) - 1.0).abs() < 1e-5);
+        // Two bands above: -20 dB from the tone, -10 below that.
+        assert!((t[10] / (0.1 * 0.01) - 1.0).abs() < 1e-4, "{}", t[10]);
+        // Band 14: the tone's own 0.01, plus the 1 kHz tone six bands
+        // below (-60 dB: 1e-6), 10 dB down.
+        assert!(
+            (t[14] / (0.1 * (0.01 + 1e-6)) - 1.0).abs() < 1e-4,
+            "{}",
+            t[14]
+        );
+        // One band below the 1 kHz tone: -25 dB, then -10.
+        assert!(
+            (t[7] / (0.1 * 0.003_162_277_6) - 1.0).abs() < 1e-4,
+            "{}",
+            t[7]
+        );
+        // Far from both: the threshold in quiet (0 dBFS = 90 dB SPL).
+        let quiet_1k = 0.5 * 10f64.powf((threshold_in_quiet_db(1_000.0) - 90.0) / 10.0);
+        assert!((threshold_in_quiet_db(1_000.0) - 3.37).abs() < 0.05);
+        assert!((m.threshold(&[0.0; BANDS])[8] / quiet_1k as f32 - 1.0).abs() < 1e-4);
+    }
+
+    #[test]
+    fn a_voice_does_not_mask_itself() {
+        let mut m = masking(2);
+        let loud = tone(8, 1.0);
+        // Alone, a voice is heard whole (its own part is not a masker).
+        assert!(m.heard(Some(0), &loud) > 0.999);
+        assert!(m.heard(Some(0), &loud) > 0.999);
+        // A quiet one in the same band is masked by it; the loud one only
+        // a little by the quiet one.
+        let quiet = tone(8, 0.01);
+        let q = m.heard(Some(1), &quiet);
+        let l = m.heard(Some(0), &loud);
+        assert!(q < 0.1, "{q}");
+        assert!(l > 0.99, "{l}");
+        // The same quiet voice in a band far away is heard whole.
+        let apart = tone(20, 0.01);
+        assert!(m.heard(Some(1), &apart) > 0.99);
+        // A virtual voice faces the whole mix.
+        assert!(m.heard(None, &quiet) < 0.1);
+    }
+
+    #[test]
+    fn off_hears_everything_and_retotal_drops_the_gone() {
+        let mut off = Masking::new(2, false, |_| 1.0);
+        off.heard(Some(0), &tone(8, 1.0));
+        assert_eq!(off.heard(Some(1), &tone(8, 0.01)), 1.0);
+        let mut m = masking(2);
+        m.heard(Some(0), &tone(8, 1.0));
+        assert!(m.heard(None, &tone(8, 0.01)) < 0.1);
+        m.retotal(|i| i != 0);
+        assert!(m.heard(None, &tone(8, 0.01)) > 0.99);
+    }
+}
