@@ -9,10 +9,15 @@ use common::*;
 use voicepool::{EngineSettings, Event, OfflineEngine, PlayParams, TimedEvent};
 
 fn engine(window: Option<f32>) -> OfflineEngine {
+    engine_hearing(window, true)
+}
+
+fn engine_hearing(window: Option<f32>, masking: bool) -> OfflineEngine {
     OfflineEngine::new(EngineSettings {
         voices: 8,
         virtual_voices: 8,
         audible_window: window,
+        masking,
         ..Default::default()
     })
     .unwrap()
@@ -44,7 +49,9 @@ fn the_window_lets_go_of_what_is_far_under_and_keeps_what_is_near() {
         (Some(80.0), 60.0, false, kept),
     ];
     for (window, under, virtualize, fate) in cases {
-        let mut e = engine(window);
+        // (Loudness alone: a copy 60 dB under is also masked, which the
+        // next test hears.)
+        let mut e = engine_hearing(window, false);
         let loud = e.play(&hum, looped).unwrap();
         let quiet = e
             .play(
@@ -64,6 +71,35 @@ fn the_window_lets_go_of_what_is_far_under_and_keeps_what_is_near() {
         assert!(e.is_playing(loud));
         let let_go = u64::from(!fate(quiet).is_empty());
         assert_eq!(e.stats().outside_window, let_go);
+    }
+}
+
+#[test]
+fn with_masking_the_window_hears_what_the_loud_voice_hides() {
+    // 60 dB under a loud hum, inside an 80 dB window: in the hum's band it
+    // is masked, let go; as loud in a band of its own, it is kept.
+    let hum = sine(220.0, 1.0, 48_000, 0.5);
+    let looped = PlayParams::default().looping(true);
+    for (quiet_hz, let_go) in [(220.0, true), (5_000.0, false)] {
+        for masking in [false, true] {
+            let mut e = engine_hearing(Some(80.0), masking);
+            e.play(&hum, looped).unwrap();
+            let quiet = e
+                .play(&sine(quiet_hz, 1.0, 48_000, 0.0005), looped)
+                .unwrap();
+            let mut events = Vec::new();
+            render_blocks(&mut e, 30, &mut events);
+            let expected = if let_go && masking {
+                vec![Event::Ended { voice: quiet }]
+            } else {
+                vec![]
+            };
+            assert_eq!(
+                what_happened(&events, quiet),
+                expected,
+                "{quiet_hz} Hz, masking {masking}"
+            );
+        }
     }
 }
 

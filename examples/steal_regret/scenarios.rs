@@ -1,5 +1,7 @@
 //! The scenarios: seeded, game-like scripts of plays.
 
+use std::path::Path;
+
 use super::*;
 
 /// A scenario: its name, the pool's size (real and virtual voices), and
@@ -383,7 +385,82 @@ pub fn scenarios(seed: u64, seconds: f32) -> Vec<Scenario> {
         b += 15 + rng.pick(30);
     }
     all.push(Scenario::new("walls", 4, plays));
+
+    // Horde: 30 zombies 3 to 40 m away (some beyond 10 m shambling closer
+    // at 0.3 to 0.8 m/s), each groaning again 0 to 300 ms after its last
+    // groan ends, into 16 voices; a gunshot 2 to 15 m away every 1 to 2 s.
+    let mut plays = Vec::new();
+    for _ in 0..30 {
+        let angle = rng.range(0.0, std::f32::consts::TAU);
+        let d = rng.range(3.0, 40.0);
+        let home = [d * angle.cos(), 0.0, d * angle.sin()];
+        let speed = if d > 10.0 && rng.pick(2) == 0 {
+            rng.range(0.3, 0.8)
+        } else {
+            0.0
+        };
+        let v = home.map(|x| -x / d * speed);
+        let mut b = rng.pick(50);
+        while b < blocks {
+            let groan = synth::groan(&mut rng);
+            let len = (groan.duration_seconds() * 100.0) as usize;
+            let t = (b * BLOCK) as f32 / RATE as f32;
+            let p = [home[0] + v[0] * t, 0.0, home[2] + v[2] * t];
+            plays.push(moving(b, groan, rng.range(0.5, 0.7), p, v));
+            b += len + rng.pick(30);
+        }
+    }
+    let mut b = 50 + rng.pick(50);
+    while b < blocks {
+        let (angle, d) = (rng.range(0.0, std::f32::consts::TAU), rng.range(2.0, 15.0));
+        let shot = synth::gunshot(&mut rng, 0.1, 0.3);
+        let p = [d * angle.cos(), 0.0, d * angle.sin()];
+        plays.push(moving(b, shot, rng.range(0.5, 0.9), p, [0.0; 3]));
+        b += 100 + rng.pick(100);
+    }
+    plays.sort_by_key(|p| p.block);
+    all.push(Scenario::new("horde", 16, plays));
+
+    // Hum under music: a loud music bed (chords, 200 Hz to 2 kHz) over
+    // four quiet hums in its band (300 to 600 Hz) and four sounds as quiet
+    // high up where nothing masks them (hiss, chimes: 6 to 10 kHz),
+    // each 20 to 30 dB below the music (K-weighted) and sounding again 0
+    // to 200 ms after it ends; swishes, footsteps and shots come and go;
+    // 8 voices. A hum under the music should go before a sound up high.
+    let mut plays = vec![at(0, synth::music(&mut rng), 0.8, looped)];
+    for k in 0..8 {
+        let mut b = rng.pick(30);
+        while b < blocks {
+            let sound = if k < 4 {
+                synth::hum(&mut rng)
+            } else {
+                synth::high(&mut rng)
+            };
+            let len = (sound.duration_seconds() * 100.0) as usize;
+            let volume = 0.8 * 10f32.powf(-rng.range(20.0, 30.0) / 20.0);
+            plays.push(at(b, sound, volume, pan(&mut rng)));
+            b += len + rng.pick(20);
+        }
+    }
+    let mut b = 10;
+    while b < blocks {
+        let sound = match rng.pick(3) {
+            0 => swish.clone(),
+            1 => step.clone(),
+            _ => synth::gunshot(&mut rng, 0.05, 0.2),
+        };
+        plays.push(at(b, sound, rng.range(0.3, 0.8), pan(&mut rng)));
+        b += 10 + rng.pick(30);
+    }
+    plays.sort_by_key(|p| p.block);
+    all.push(Scenario::new("hum under music", 8, plays));
     all
+}
+
+/// A sound of the project's own (`samples/`).
+pub fn load(dir: &Path, name: &str) -> Sound {
+    Sound::from_wav_file(dir.join(format!("{name}.wav")))
+        .expect("samples/ (cargo run --example make_samples)")
 }
 
 /// The listener's walking speed in the walls scenario (m/s).

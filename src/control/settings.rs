@@ -409,6 +409,7 @@ impl EngineSettings {
             audible_window: self
                 .audible_window
                 .map(|db| db.clamp(*AUDIBLE_WINDOW_DB.start(), *AUDIBLE_WINDOW_DB.end())),
+            masking: self.masking,
         }
     }
 }

@@ -20,6 +20,7 @@ use crate::simd::Isa;
 use crate::space::positions::EmitterTable;
 use crate::stream::reader::StreamReaders;
 use crate::voices::audibility::Audibility;
+use crate::voices::masking::Masking;
 use crate::voices::virtual_pool::VirtualPool;
 use crate::voices::{StealRules, VoicePool};
 
@@ -27,6 +28,7 @@ mod admission;
 mod audible_window;
 mod chunk;
 mod commands;
+mod heard;
 #[cfg(feature = "hooks")]
 mod hooks;
 mod ranking;
@@ -149,6 +151,10 @@ pub struct Mixer {
     pub(crate) streams: StreamReaders,
     /// What a voice is worth hearing, at this output rate.
     pub(crate) audibility: Audibility,
+    /// What of each voice the rest of the mix masks (boxed, like the
+    /// pool), and output frames since its total was last summed anew.
+    pub(crate) masking: Box<Masking>,
+    pub(crate) masking_clock: usize,
     /// The master bus and the buses feeding it: planar mix buffers,
     /// volumes and pauses.
     pub(crate) buses: Buses,
@@ -232,6 +238,12 @@ impl Mixer {
             prefetch: Prefetch::new(),
             streams,
             audibility: Audibility::new(out_rate),
+            masking: Box::new(Masking::new(
+                settings.voices,
+                settings.masking,
+                crate::sound::loudness::k_power_gain,
+            )),
+            masking_clock: 0,
             buses: Buses::new(settings.buses, settings.master_gain, settings.pause_fade),
             rules: StealRules {
                 policy: settings.steal_policy,
@@ -376,6 +388,8 @@ impl Mixer {
             + self.buses.memory_bytes()
             + self.streams.memory_bytes()
             + self.counters.memory_bytes()
+            + std::mem::size_of::<Masking>()
+            + self.masking.memory_bytes()
     }
 
     /// Events one command can report at once (`Stolen` of a dropped

@@ -5,6 +5,7 @@
 
 use std::sync::atomic::Ordering::Relaxed;
 
+use super::heard::band_powers;
 use super::{Mixer, LEVEL_REFRESH_FRAMES};
 use crate::bus::mix::Buses;
 use crate::protocol::SendTo;
@@ -58,6 +59,7 @@ pub(crate) fn ranked(
     Rank {
         level: rank(audibility, buses, streams, voice, ahead, send),
         ends: frames_left(voice).map_or(Rank::NEVER, |left| now.saturating_add(left)),
+        heard: None,
     }
 }
 
@@ -144,17 +146,36 @@ impl Mixer {
         let fetch = self.prefetch.is_on();
         // (Before the frame moves on: the block just rendered is behind.)
         let now = self.frame + frames as u64;
+        let masking = &mut *self.masking;
+        if masking.is_on() {
+            // Once a refresh period, the mix's masking is summed anew
+            // (voices gone since leave it; rounding does not build up).
+            self.masking_clock += frames;
+            if self.masking_clock >= LEVEL_REFRESH_FRAMES {
+                self.masking_clock = 0;
+                let pool = &self.pool;
+                masking.retotal(|i| pool.is_live(i));
+            }
+        }
+        let out_rate = self.out_rate;
         self.pool.refresh_levels(
             count,
-            |who, v| {
-                ranked(
+            |i, who, v| {
+                let ahead = space.ahead_of(who);
+                let mut rank = ranked(
                     &audibility,
                     buses,
                     streams,
                     v,
-                    (space.ahead_of(who), space.send_of(who)),
+                    (ahead, space.send_of(who)),
                     now,
-                )
+                );
+                if masking.is_on() {
+                    let k = masking.k_weights();
+                    let own = band_powers(v, rank.level, &ahead, out_rate, k);
+                    rank.heard = Some(masking.heard(Some(i), &own));
+                }
+                rank
             },
             |v| {
                 if fetch {

@@ -3,6 +3,7 @@
 //! positioned virtual voice's level re-scaled for where it is heard from
 //! now. Real-time contract: as [`Mixer::process`]'s, bounded per block.
 
+use super::heard::heard_virtual;
 use super::{level_of, Mixer};
 use crate::voices::NO_EMITTER;
 
@@ -37,24 +38,23 @@ impl Mixer {
         let (now, audibility, buses) = (self.frame, self.audibility, &self.buses);
         let (counters, space, out_rate) = (&self.counters, &mut self.space, self.out_rate);
         let (filters, glides) = (&mut self.direct, &mut self.glides);
+        let masking = &mut *self.masking;
         self.virtuals.refresh(count, |i, who, v, clock, ends| {
             let ended = Self::catch_up(buses, v, clock, now);
             // A positioned voice ranks by where it is now, and will be.
             Self::hear_virtual((space, (&mut *filters, &mut *glides)), who, v, out_rate);
-            let level = level_of(
-                &audibility,
-                buses,
-                v,
-                space.ahead_of(who),
-                space.send_of(who),
-            );
-            counters.publish_virtual_level(i, level.sqrt());
+            let ahead = space.ahead_of(who);
+            let level = level_of(&audibility, buses, v, ahead, space.send_of(who));
+            // What of it the voices sounding would leave audible (a
+            // virtual voice is not in the mix: all of it masks).
+            let heard = heard_virtual(masking, v, level, &ahead, out_rate);
+            counters.publish_virtual_level(i, (level * heard).sqrt());
             // An end not reported yet keeps its frame.
             let new_end = match ended {
                 Some(at) => at.min(ends),
                 None => Self::end_frame(buses, v, now),
             };
-            (level, new_end)
+            (level, heard, new_end)
         });
         let (moved, jumped) = self.space.take_listener_news();
         if moved {

@@ -20,6 +20,7 @@
 
 use std::sync::atomic::Ordering::Relaxed;
 
+use super::heard::heard_virtual;
 use super::virtual_ends::SCAN_PER_BLOCK;
 use super::{level_of, ranked, Mixer};
 use crate::bus::mix::Buses;
@@ -105,13 +106,15 @@ impl Mixer {
         by: VoiceHandle,
     ) -> Result<(), Voice> {
         let now = self.frame;
+        let ahead = self.space.ahead_of(&who);
         let level = level_of(
             &self.audibility,
             &self.buses,
             &voice,
-            self.space.ahead_of(&who),
+            ahead,
             self.space.send_of(&who),
         );
+        let heard = heard_virtual(&mut self.masking, &voice, level, &ahead, self.out_rate);
         let parked = Parked {
             who,
             ends: Self::end_frame(&self.buses, &voice, now),
@@ -121,6 +124,7 @@ impl Mixer {
             },
             voice,
             level,
+            heard,
             order,
         };
         let parked = match self.virtuals.insert(parked) {
@@ -210,7 +214,7 @@ impl Mixer {
         let now = self.frame;
         let who = self.virtuals.who(i);
         let (ahead, send) = (self.space.ahead_of(&who), self.space.send_of(&who));
-        let (buses, space) = (&self.buses, &mut self.space);
+        let (buses, space, masking) = (&self.buses, &mut self.space, &mut *self.masking);
         let Some((v, clock)) = self.virtuals.get_mut(i) else {
             return;
         };
@@ -230,10 +234,11 @@ impl Mixer {
             return;
         }
         let level = level_of(&self.audibility, buses, v, ahead, send);
+        let heard = heard_virtual(masking, v, level, &ahead, self.out_rate);
         let ends = Self::end_frame(buses, v, now);
-        self.virtuals.set_level(i, level);
+        self.virtuals.set_heard_level(i, level, heard);
         self.virtuals.set_ends(i, ends);
-        self.counters.publish_virtual(i, id, level.sqrt());
+        self.counters.publish_virtual(i, id, (level * heard).sqrt());
     }
 
     /// End of a block of `frames`, at `self.frame`: virtual voices due end,
@@ -382,7 +387,7 @@ impl Mixer {
             self.out_rate,
         );
         voice.wake(self.steal_fade);
-        let Rank { level, ends } = ranked(
+        let Rank { level, ends, .. } = ranked(
             &self.audibility,
             &self.buses,
             &self.streams,

@@ -134,6 +134,8 @@ pub(crate) struct MixerSetup {
     pub(crate) param_ramp: u32,
     /// The audible window in dB, if on.
     pub(crate) audible_window: Option<f32>,
+    /// Whether stealing hears masking.
+    pub(crate) masking: bool,
 }
 
 /// A request from the game side to the mixer. A command to one play names

@@ -285,6 +285,23 @@ impl Meter {
     }
 }
 
+/// The K-weighting's power gain at `hz` (its response at 48 kHz): what
+/// loudness makes of a band of sound there, for masking's per-band sums.
+pub(crate) fn k_power_gain(hz: f64) -> f64 {
+    let w = std::f64::consts::TAU * hz.clamp(0.0, 24_000.0) / 48_000.0;
+    // z^-1 and z^-2 on the unit circle.
+    let (c1, s1) = (w.lm_cos(), -w.lm_sin());
+    let (c2, s2) = ((2.0 * w).lm_cos(), -(2.0 * w).lm_sin());
+    let mut gain = 1.0;
+    for stage in &KWeighting::new(48_000).stages {
+        let (b, a) = (stage.b, stage.a);
+        let (nr, ni) = (b[0] + b[1] * c1 + b[2] * c2, b[1] * s1 + b[2] * s2);
+        let (dr, di) = (1.0 + a[0] * c1 + a[1] * c2, a[0] * s1 + a[1] * s2);
+        gain *= (nr * nr + ni * ni) / (dr * dr + di * di);
+    }
+    gain
+}
+
 /// BS.1770's K-weighting for one channel: its two biquads (a high shelf,
 /// then a high-pass), with coefficients for any sample rate derived from the
 /// standard's analog prototypes by the bilinear transform (at 48 kHz they
@@ -367,6 +384,16 @@ mod tests {
             .collect();
         s.resize(loud + quiet, 0.0);
         Loudness::measure(&s, 1, 48_000)
+    }
+
+    #[test]
+    fn k_weighting_gains_follow_the_standard_curve() {
+        let db = |hz: f64| 10.0 * k_power_gain(hz).log10();
+        // Flat near 500 Hz, about +4 dB in the presence region, and the
+        // high-pass well down at 20 Hz.
+        assert!(db(500.0).abs() < 0.5, "{}", db(500.0));
+        assert!((db(8_000.0) - 4.0).abs() < 0.3, "{}", db(8_000.0));
+        assert!(db(20.0) < -8.0, "{}", db(20.0));
     }
 
     #[test]

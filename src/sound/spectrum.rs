@@ -123,7 +123,7 @@ impl Spectrum {
     /// past a one-shot's end or for a sound not measured.
     #[inline]
     pub(crate) fn shape_at(&self, at: f64, frames: usize, looping: bool) -> Option<&Shape> {
-        if self.shapes.is_empty() || !(at >= 0.0) {
+        if self.shapes.is_empty() || at.is_nan() || at < 0.0 {
             return None;
         }
         let mut frame = at as u64;
@@ -132,11 +132,6 @@ impl Spectrum {
         }
         self.shapes
             .get((frame / u64::from(self.window_frames)) as usize)
-    }
-
-    /// Heap bytes held.
-    pub(crate) fn memory_bytes(&self) -> usize {
-        self.shapes.len() * BANDS
     }
 }
 
@@ -204,7 +199,7 @@ impl Fft {
         let mut power = [0.0f32; BANDS];
         self.band_powers(x, &mut power);
         let total: f32 = power.iter().sum();
-        if !(total > 1e-20) {
+        if total.is_nan() || total <= 1e-20 {
             return SILENT;
         }
         let inv = 1.0 / total;

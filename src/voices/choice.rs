@@ -205,26 +205,36 @@ impl<V> VoicePool<V> {
             return None;
         }
         // The least audible voice, whatever its age (the margin grows for
-        // a young one instead).
-        let victim = (self.candidates).choose(
-            StealPolicy::Quietest,
-            who.priority,
-            now,
-            0,
-            within,
-            rules.isa,
-        );
-        let Victim::Slot(i) = victim else {
-            return None;
+        // a young one instead); if that one came back less than `hold`
+        // ago (it is not sent away), the least audible of those that have
+        // sounded `min_age` (which one came back is not, until its hold
+        // ends).
+        let held = |pool: &Self, i: usize| {
+            let (start, begun) = (pool.candidates.starts.get(i), pool.candidates.begun.get(i));
+            matches!((start, begun), (Some(&s), Some(&b)) if s > b && now < s.saturating_add(rules.min_age))
         };
-        let (old, &old_level) = (self.who.get(i)?, self.levels.get(i)?);
-        let (start, begun) = (
-            *self.candidates.starts.get(i)?,
-            *self.candidates.begun.get(i)?,
-        );
-        if start > begun && now < start.saturating_add(rules.min_age) {
-            return None; // it came back less than `hold` ago
+        let mut victim = None;
+        for min_age in [0, rules.min_age] {
+            let choice = (self.candidates).choose(
+                StealPolicy::Quietest,
+                who.priority,
+                now,
+                min_age,
+                within,
+                rules.isa,
+            );
+            match choice {
+                Victim::Slot(i) if !held(self, i) => {
+                    victim = Some(i);
+                    break;
+                }
+                Victim::Slot(_) => continue,
+                Victim::None => return None,
+            }
         }
+        let i = victim?;
+        let (old, &old_level) = (self.who.get(i)?, self.levels.get(i)?);
+        let begun = *self.candidates.begun.get(i)?;
         // How long it has sounded (since it started, or came back).
         let age = now.saturating_sub(begun).min(hold);
         let young = if hold == 0 {

@@ -182,6 +182,10 @@ pub(crate) struct Newcomer<V> {
 pub(crate) struct Rank {
     pub(crate) level: f32,
     pub(crate) ends: u64,
+    /// The share of the voice the rest of the mix leaves audible
+    /// ([`masking`]), kept per slot and applied to every level set there
+    /// until the next; `None` keeps the slot's (a new voice starts at 1).
+    pub(crate) heard: Option<f32>,
 }
 
 impl Rank {
@@ -195,6 +199,7 @@ impl From<f32> for Rank {
         Rank {
             level,
             ends: Rank::NEVER,
+            heard: None,
         }
     }
 }
@@ -207,6 +212,9 @@ pub(crate) struct VoicePool<V> {
     /// Per slot, the audibility level (what stealing ranks by, and what
     /// the meters show), 0 for a free slot.
     levels: Box<[f32]>,
+    /// Per slot, the share of its voice left audible by masking (1 with
+    /// masking off): every level set in the slot is taken times it.
+    heard: Box<[f32]>,
     candidates: Candidates,
     index: IdIndex,
     groups: Groups,
@@ -226,6 +234,7 @@ impl<V> VoicePool<V> {
             slots: FreeList::new(voices),
             who: vec![Identity::NOBODY; voices].into_boxed_slice(),
             levels: vec![0.0; voices].into_boxed_slice(),
+            heard: vec![1.0; voices].into_boxed_slice(),
             candidates: Candidates::new(voices),
             index: IdIndex::new(voices),
             groups: Groups::new(groups),
@@ -246,6 +255,7 @@ impl<V> VoicePool<V> {
         self.slots.memory_bytes()
             + self.who.len() * size_of::<Identity>()
             + self.levels.len() * size_of::<f32>()
+            + self.heard.len() * size_of::<f32>()
             + self.candidates.memory_bytes()
             + self.index.memory_bytes()
             + self.groups.memory_bytes()
@@ -315,7 +325,17 @@ impl<V> VoicePool<V> {
                 })
             }
         };
-        self.set_meta(i, who, Rank { level, ends }, order, (now, held));
+        self.set_meta(
+            i,
+            who,
+            Rank {
+                level,
+                ends,
+                heard: None,
+            },
+            order,
+            (now, held),
+        );
         self.index.insert(who.id, i as u32);
         self.groups.joined(who.group, fresh);
         Ok(i)
@@ -347,7 +367,17 @@ impl<V> VoicePool<V> {
             return Err(voice);
         };
         let old = std::mem::replace(slot, voice);
-        self.set_meta(i, who, Rank { level, ends }, order, (start, held));
+        self.set_meta(
+            i,
+            who,
+            Rank {
+                level,
+                ends,
+                heard: None,
+            },
+            order,
+            (start, held),
+        );
         self.index.remove(old_who.id);
         self.index.insert(who.id, i as u32);
         self.groups.left(old_who.group);
@@ -384,6 +414,11 @@ impl<V> VoicePool<V> {
         self.outside.get(k).map(|&i| i as usize)
     }
 
+    /// Whether slot `i` holds a voice.
+    pub(crate) fn is_live(&self, i: usize) -> bool {
+        self.who.get(i).is_some_and(|w| w.id != Identity::NOBODY.id)
+    }
+
     /// Who plays in slot `i` (`Identity::NOBODY` for a free slot).
     pub(crate) fn who(&self, i: usize) -> Identity {
         self.who.get(i).copied().unwrap_or(Identity::NOBODY)
@@ -400,11 +435,17 @@ impl<V> VoicePool<V> {
         order: u64,
         (begun, held): (u64, u64),
     ) {
-        if let (Some(w), Some(l)) = (self.who.get_mut(i), self.levels.get_mut(i)) {
-            (*w, *l) = (who, rank.level);
+        let heard = rank.heard.unwrap_or(1.0);
+        let level = rank.level * heard;
+        if let (Some(w), Some(l), Some(h)) = (
+            self.who.get_mut(i),
+            self.levels.get_mut(i),
+            self.heard.get_mut(i),
+        ) {
+            (*w, *l, *h) = (who, level, heard);
         }
         let meta = victim::Meta {
-            key: who.key(rank.level),
+            key: who.key(level),
             start: begun.saturating_add(held),
             begun,
             order,
@@ -433,13 +474,18 @@ impl<V> VoicePool<V> {
     }
 
     fn set_rank(&mut self, i: usize, rank: Rank) {
-        if let (Some(l), Some(k), Some(e)) = (
+        if let (Some(l), Some(h), Some(k), Some(e)) = (
             self.levels.get_mut(i),
+            self.heard.get_mut(i),
             self.candidates.keys.get_mut(i),
             self.candidates.ends.get_mut(i),
         ) {
-            *l = rank.level;
-            *k = victim::with_level(*k, rank.level);
+            if let Some(heard) = rank.heard {
+                *h = heard;
+            }
+            let level = rank.level * *h;
+            *l = level;
+            *k = victim::with_level(*k, level);
             *e = rank.ends;
         }
     }

@@ -41,7 +41,8 @@ impl<V> VoicePool<V> {
     }
 
     /// Recomputes the level of the next `count` slots (round robin over the
-    /// pool; free slots are skipped) with `level`: the voice manager's own
+    /// pool; free slots are skipped) with `level` (shown the slot, who
+    /// plays there, and the voice): the voice manager's own
     /// refresh, on its own schedule, never left to metering. A caller that
     /// passes `count` = slots × block / period refreshes every voice at
     /// least once per `period` frames, at a cost spread evenly over blocks.
@@ -52,7 +53,7 @@ impl<V> VoicePool<V> {
     pub(crate) fn refresh_levels<R: Into<Rank>>(
         &mut self,
         count: usize,
-        mut level: impl FnMut(&Identity, &V) -> R,
+        mut level: impl FnMut(usize, &Identity, &V) -> R,
         mut ahead: impl FnMut(&V),
     ) {
         let len = self.slots.len();
@@ -68,7 +69,7 @@ impl<V> VoicePool<V> {
             }
             if let Some(Slot::Live(v)) = self.slots.slots().get(i) {
                 let who = self.who.get(i).copied().unwrap_or(Identity::NOBODY);
-                let rank = level(&who, v).into();
+                let rank = level(i, &who, v).into();
                 self.set_rank(i, rank);
             }
         }

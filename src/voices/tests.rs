@@ -89,7 +89,7 @@ fn victim_scan_follows_the_design_rules() {
             live.push((slot, who, level, order, start));
         }
         // A few levels refreshed, as the mixer does every block.
-        pool.refresh_levels(size, |_, _| 0.5, |_| {});
+        pool.refresh_levels(size, |_, _, _| 0.5, |_| {});
         for v in live.iter_mut() {
             v.2 = 0.5;
         }
@@ -268,7 +268,7 @@ fn the_level_refresh_shows_voices_ahead_of_their_turn() {
         let start = pool.refresh_cursor;
         pool.refresh_levels(
             7,
-            |_, &v| {
+            |_, _, &v| {
                 ranked.push(v);
                 0.25
             },

@@ -5,13 +5,14 @@
 use super::*;
 
 impl<V> VirtualPool<V> {
-    /// Sets voice `i`'s audibility level from a full estimate (a free
-    /// entry stays free).
-    pub(crate) fn set_level(&mut self, i: usize, level: f32) {
-        if let Some(b) = self.bases.get_mut(i) {
-            *b = level;
+    /// Sets voice `i`'s level from a full estimate of its loudness,
+    /// `level`, of which masking leaves the share `heard` audible (1 with
+    /// masking off): it ranks at their product (a free entry stays free).
+    pub(crate) fn set_heard_level(&mut self, i: usize, level: f32, heard: f32) {
+        if let (Some(b), Some(h)) = (self.bases.get_mut(i), self.heard.get_mut(i)) {
+            (*b, *h) = (level, heard);
         }
-        self.rank_at(i, level);
+        self.rank_at(i, level * heard);
     }
 
     /// Re-scales the next `count` entries' levels, round robin (free ones
@@ -19,7 +20,9 @@ impl<V> VirtualPool<V> {
     /// where the listener is (a positioned one), the power factor between
     /// its hearing now and its last full estimate; its level becomes its
     /// last full estimate's times that, given to `rescaled` with the
-    /// entry's index (to publish it). A few operations each, so that a
+    /// entry's index (to publish it). Of a voice masking hid in part, the
+    /// share heard is re-scaled too, as a voice `factor` times as loud
+    /// against the same masking would be heard (exact for one band). A few operations each, so that a
     /// pool of thousands keeps up with a moving listener between the
     /// (costlier, fewer) full estimates.
     pub(crate) fn rescale(
@@ -36,9 +39,18 @@ impl<V> VirtualPool<V> {
             if who.id == Identity::NOBODY.id {
                 continue;
             }
-            if let (Some(f), Some(&base)) = (factor(&who), self.bases.get(i)) {
-                self.rank_at(i, base * f);
-                rescaled(i, base * f);
+            if let (Some(f), Some(&base), Some(&h)) =
+                (factor(&who), self.bases.get(i), self.heard.get(i))
+            {
+                // Heard share h = P / (P + T): at f P, f P / (f P + T).
+                let heard = if h < 1.0 {
+                    f * h / (f * h + 1.0 - h)
+                } else {
+                    1.0
+                };
+                let level = base * f * heard;
+                self.rank_at(i, level);
+                rescaled(i, level);
             }
         }
     }
@@ -89,7 +101,7 @@ impl<V> VirtualPool<V> {
     pub(crate) fn refresh(
         &mut self,
         count: usize,
-        mut f: impl FnMut(usize, &Identity, &mut V, &mut Clock, u64) -> (f32, u64),
+        mut f: impl FnMut(usize, &Identity, &mut V, &mut Clock, u64) -> (f32, f32, u64),
     ) {
         let len = self.slots.len();
         for _ in 0..count.min(len) {
@@ -98,8 +110,8 @@ impl<V> VirtualPool<V> {
             let old_end = self.ends(i);
             let who = self.who(i);
             if let Some((v, clock)) = self.get_mut(i) {
-                let (level, ends) = f(i, &who, v, clock, old_end);
-                self.set_level(i, level);
+                let (level, heard, ends) = f(i, &who, v, clock, old_end);
+                self.set_heard_level(i, level, heard);
                 self.set_ends(i, ends);
             }
         }

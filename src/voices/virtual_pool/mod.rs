@@ -59,6 +59,8 @@ pub(crate) struct Parked<V> {
     pub(crate) who: Identity,
     pub(crate) voice: V,
     pub(crate) level: f32,
+    /// The share of it masking leaves audible (1 with masking off).
+    pub(crate) heard: f32,
     /// Its start order (kept across trips in and out of the pool).
     pub(crate) order: u64,
     pub(crate) clock: Clock,
@@ -77,6 +79,9 @@ pub(crate) struct VirtualPool<V> {
     /// The level of each entry's last full estimate, that a re-scaling by
     /// where the listener is now ([`VirtualPool::rescale`]) starts from.
     bases: Box<[f32]>,
+    /// The share of each entry's loudness masking left audible at its
+    /// last full estimate (1 with masking off).
+    heard: Box<[f32]>,
     orders: Box<[u64]>,
     clocks: Box<[Clock]>,
     /// End frames ([`NEVER`] for a free entry or a voice that never ends
@@ -131,6 +136,7 @@ impl<V> VirtualPool<V> {
             keys: filled(0, capacity),
             levels: filled(0.0, capacity),
             bases: filled(0.0, capacity),
+            heard: filled(1.0, capacity),
             orders: filled(0, capacity),
             clocks: filled(Clock::default(), capacity),
             ends: filled(NEVER, capacity),
@@ -156,7 +162,7 @@ impl<V> VirtualPool<V> {
         self.slots.memory_bytes()
             + n * (size_of::<Identity>()
                 + 3 * size_of::<u64>()
-                + 2 * size_of::<f32>()
+                + 3 * size_of::<f32>()
                 + size_of::<Clock>())
             + self.index.memory_bytes()
             + self.spans.memory_bytes()
@@ -178,6 +184,7 @@ impl<V> VirtualPool<V> {
             who,
             voice,
             level,
+            heard,
             order,
             clock,
             ends,
@@ -189,6 +196,7 @@ impl<V> VirtualPool<V> {
                     who,
                     voice,
                     level,
+                    heard,
                     order,
                     clock,
                     ends,
@@ -202,7 +210,7 @@ impl<V> VirtualPool<V> {
         ) {
             (*w, *o, *c) = (who, order, clock);
         }
-        self.set_level(i, level);
+        self.set_heard_level(i, level, heard);
         self.set_ends(i, ends);
         self.index.insert(who.id, i as u32);
         Ok(i)
