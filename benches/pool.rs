@@ -42,8 +42,8 @@ use std::time::{Duration, Instant};
 
 use criterion::{black_box, criterion_group, BenchmarkId, Criterion, Throughput};
 use voicepool::bench_support::{
-    engine_and_mixer, measure_bands, measure_loudness, mixer_play, refresh_all_levels, sine_sounds,
-    BenchFreeList, BenchPool, BenchVoice, PreparedPlay, BLOCK,
+    engine_and_mixer, measure_bands, measure_loudness, measure_spectrum, mixer_play,
+    refresh_all_levels, sine_sounds, BenchFreeList, BenchPool, BenchVoice, PreparedPlay, BLOCK,
 };
 use voicepool::{EngineSettings, PlayParams};
 
@@ -185,6 +185,10 @@ fn loudness_analysis(c: &mut Criterion) {
     // The band spread a bus's filters are heard through (at most 2 s).
     g.bench_function("bands_stereo_48k_1s", |b| {
         b.iter(|| measure_bands(black_box(&samples), 2, 48_000))
+    });
+    // The critical bands per window that masking reads (the whole sound).
+    g.bench_function("spectrum_stereo_48k_1s", |b| {
+        b.iter(|| measure_spectrum(black_box(&samples), 2, 48_000))
     });
     g.finish();
 }

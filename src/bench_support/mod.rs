@@ -108,6 +108,16 @@ pub fn measure_bands(samples: &[f32], channels: usize, rate: u32) -> f32 {
     crate::sound::bands::Bands::measure(samples, channels, rate).0[3]
 }
 
+/// The load-time critical-band analysis alone (what masking reads: a
+/// spectrum per 21 ms window) of interleaved `samples`; returns the last
+/// window's top band step.
+pub fn measure_spectrum(samples: &[f32], channels: usize, rate: u32) -> u8 {
+    let s = crate::sound::spectrum::Spectrum::measure(samples, channels, rate);
+    let frames = samples.len() / channels.max(1);
+    s.shape_at(frames.saturating_sub(1) as f64, frames, false)
+        .map_or(0, |q| q[crate::sound::spectrum::BANDS - 1])
+}
+
 /// The output stage alone ([`crate::render::limiter`]): `l` and `r` through
 /// `gain` and the soft limiter, interleaved into `out` (and the two left
 /// silent, as the mixer's bus is after it), with the kernels this machine
