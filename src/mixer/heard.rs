@@ -64,13 +64,13 @@ pub(crate) fn band_powers(
         let (frames, looping) = (sound.frames, voice.looping());
         for look in LOOKS {
             let mut at = voice.position() + look * f64::from(out_rate) * voice.step();
-            if looping && frames > 0 {
+            if looping && frames > 0 && at >= frames as f64 {
                 at = at.rem_euclid(frames as f64);
             }
             let Some(q) = sound.spectrum.shape_at(at, frames, looping) else {
                 continue;
             };
-            let w = sound.loudness.power_at(at as u64);
+            let w = sound.loudness.power_near(at);
             for b in 0..BANDS {
                 let share = share(q[b]);
                 shape[b] += w * share;

@@ -67,6 +67,19 @@ impl Loudness {
         loudness
     }
 
+    /// The power of the window holding source frame `at` (fractional, at
+    /// least 0; 0 past the end): [`Loudness::power_at`] by a
+    /// multiplication, for the audio thread.
+    #[inline]
+    pub(crate) fn power_near(&self, at: f64) -> f32 {
+        // (A huge `at` saturates to an index past the end: 0.)
+        let i = (at * self.per_frame) as usize;
+        match (self.prefix.get(i), self.prefix.get(i + 1)) {
+            (Some(a), Some(b)) => (b - a) as f32,
+            _ => 0.0,
+        }
+    }
+
     /// The power of the window holding `frame` (0 past the end).
     pub(crate) fn power_at(&self, frame: u64) -> f32 {
         let i = (frame / u64::from(self.window_frames)) as usize;

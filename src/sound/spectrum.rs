@@ -74,8 +74,9 @@ pub(crate) fn share(q: u8) -> f32 {
 
 /// A sound's spread over the critical bands, window by window.
 pub(crate) struct Spectrum {
-    /// Frames per window, at the sound's rate (a power of two).
-    window_frames: u32,
+    /// Frames per window, at the sound's rate (a power of two), as a
+    /// shift.
+    window_shift: u32,
     shapes: Box<[Shape]>,
 }
 
@@ -83,7 +84,7 @@ impl Spectrum {
     /// Nothing measured (a stream, an empty sound): no window.
     pub(crate) fn unmeasured(rate: u32) -> Spectrum {
         Spectrum {
-            window_frames: window_frames(rate) as u32,
+            window_shift: window_frames(rate).trailing_zeros(),
             shapes: Box::new([]),
         }
     }
@@ -113,7 +114,7 @@ impl Spectrum {
             start = end;
         }
         Spectrum {
-            window_frames: n as u32,
+            window_shift: n.trailing_zeros(),
             shapes: shapes.into_boxed_slice(),
         }
     }
@@ -127,11 +128,10 @@ impl Spectrum {
             return None;
         }
         let mut frame = at as u64;
-        if looping && frames > 0 {
+        if looping && frames > 0 && frame >= frames as u64 {
             frame %= frames as u64;
         }
-        self.shapes
-            .get((frame / u64::from(self.window_frames)) as usize)
+        self.shapes.get((frame >> self.window_shift) as usize)
     }
 }
 

@@ -129,13 +129,13 @@ impl Masking {
             *part = *own;
         }
         let threshold = self.threshold(&others);
+        // (Branch-free, so it vectorizes; the threshold in quiet keeps
+        // `p + t` above 0.)
         let (mut heard, mut all) = (0.0f32, 0.0f32);
         for b in 0..BANDS {
             let (p, t, k) = (own[b], threshold[b], self.k_weights[b]);
             all += k * p;
-            if p > 0.0 {
-                heard += k * p * (p / (p + t));
-            }
+            heard += k * p * p / (p + t);
         }
         if all > 0.0 {
             (heard / all).clamp(0.0, 1.0)
