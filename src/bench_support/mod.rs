@@ -102,17 +102,18 @@ pub fn measure_loudness(samples: &[f32], channels: usize, rate: u32) -> f64 {
     l.energy_to(f64::MAX / 4.0, false)
 }
 
-/// The load-time band analysis alone (how a sound's energy spreads over
-/// four bands) of interleaved `samples`; returns the top band's share.
+/// The four-band analysis as it was made before the critical-band
+/// analysis took it over (filters; now no longer run at load) of
+/// interleaved `samples`; returns the top band's share.
 pub fn measure_bands(samples: &[f32], channels: usize, rate: u32) -> f32 {
     crate::sound::bands::Bands::measure(samples, channels, rate).0[3]
 }
 
 /// The load-time critical-band analysis alone (what masking reads: a
-/// spectrum per 21 ms window) of interleaved `samples`; returns the last
-/// window's top band step.
+/// spectrum per 21 ms window, and from it the four coarse bands) of
+/// interleaved `samples`; returns the last window's top band step.
 pub fn measure_spectrum(samples: &[f32], channels: usize, rate: u32) -> u8 {
-    let s = crate::sound::spectrum::Spectrum::measure(samples, channels, rate);
+    let (s, _) = crate::sound::spectrum::Spectrum::measure_with_bands(samples, channels, rate);
     let frames = samples.len() / channels.max(1);
     s.shape_at(frames.saturating_sub(1) as f64, frames, false)
         .map_or(0, |q| q[crate::sound::spectrum::BANDS - 1])

@@ -10,7 +10,7 @@ use super::{Mixer, LEVEL_REFRESH_FRAMES};
 
 /// A voice's heard share (masking) is re-estimated on one refresh in this
 /// many: at least every 4 x 2048 output frames (171 ms at 48 kHz).
-const HEARD_EVERY: usize = 4;
+const HEARD_EVERY: u8 = 4;
 use crate::bus::mix::Buses;
 use crate::protocol::SendTo;
 use crate::render::voice::Voice;
@@ -162,7 +162,6 @@ impl Mixer {
             }
         }
         let out_rate = self.out_rate;
-        let phase = (self.frame / LEVEL_REFRESH_FRAMES as u64 % HEARD_EVERY as u64) as usize;
         self.pool.refresh_levels(
             count,
             |i, who, v| {
@@ -176,10 +175,10 @@ impl Mixer {
                     now,
                 );
                 // Each voice's heard share is computed anew on every
-                // `HEARD_EVERY`th of its refreshes (its slot's turn):
-                // masking changes more slowly than loudness, and the
-                // share costs about twice as much as the level.
-                if masking.is_on() && i % HEARD_EVERY == phase {
+                // `HEARD_EVERY`th of its slot's refreshes: masking changes
+                // more slowly than loudness, and the share costs about
+                // twice as much as the level.
+                if masking.due(i, HEARD_EVERY) {
                     let k = masking.k_weights();
                     let own = band_powers(v, rank.level, &ahead, out_rate, k);
                     rank.heard = Some(masking.heard(Some(i), &own));

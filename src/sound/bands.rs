@@ -3,12 +3,12 @@
 //! load, so that stealing can tell what a bus's filters take from it: a
 //! high sound behind a 300 Hz low-pass is worth less than a low one.
 //!
-//! Measured over at most the first [`MEASURED_SECONDS`] (a bounded cost
-//! at load), the sound's channels summed, with two-pole low-passes at the
-//! band edges: each band's energy is what the low-pass above it passes
-//! less what the one below passes. Coarse by design (a filter's slope
-//! blurs the edges); the layout leaves room for finer bands per window.
+//! Measured over at most the first [`MEASURED_SECONDS`], the sound's
+//! channels summed, by the FFTs of the critical-band analysis
+//! (`sound::spectrum`), which sum each bin's power into its coarse band as
+//! well: no pass of its own.
 
+#[cfg(any(test, feature = "hooks"))]
 use crate::math::Libm;
 
 /// The bands' representative frequencies, in Hz (a filter's response is
@@ -16,10 +16,10 @@ use crate::math::Libm;
 pub(crate) const BAND_HZ: [f32; 4] = [125.0, 500.0, 2_000.0, 8_000.0];
 
 /// The edges between the bands, in Hz.
-const EDGES: [f32; 3] = [250.0, 1_000.0, 4_000.0];
+pub(crate) const COARSE_EDGES_HZ: [f32; 3] = [250.0, 1_000.0, 4_000.0];
 
 /// The most of a sound measured.
-const MEASURED_SECONDS: usize = 2;
+pub(crate) const MEASURED_SECONDS: usize = 2;
 
 /// Each band's share of a sound's energy (summing to 1).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -42,12 +42,25 @@ impl Bands {
         ])
     }
 
+    /// The spread given each band's energy (what `sound::spectrum`'s FFTs
+    /// sum at load); even for none.
+    pub(crate) fn from_energies(energy: [f64; 4]) -> Bands {
+        let total: f64 = energy.iter().sum();
+        if total.is_nan() || total <= 0.0 {
+            return Bands::FLAT;
+        }
+        Bands(energy.map(|e| (e / total) as f32))
+    }
+
     /// The spread of interleaved `samples` (`channels` per frame) at
-    /// `rate`.
+    /// `rate`, by filters: how it was measured before the spectrum's FFTs
+    /// did it at no extra cost (kept to compare the two, in tests and
+    /// benchmarks).
+    #[cfg(any(test, feature = "hooks"))]
     pub(crate) fn measure(samples: &[f32], channels: usize, rate: u32) -> Bands {
         let channels = channels.max(1);
         let frames = (samples.len() / channels).min(MEASURED_SECONDS * rate as usize);
-        let mut lows = EDGES.map(|hz| LowPass::new(hz, rate));
+        let mut lows = COARSE_EDGES_HZ.map(|hz| LowPass::new(hz, rate));
         let mut energy = [0.0f64; 4]; // below each edge, then all
         for f in 0..frames {
             let x: f32 = samples[f * channels..(f + 1) * channels].iter().sum();
@@ -79,12 +92,14 @@ impl Bands {
 }
 
 /// A two-pole (Butterworth) state-variable low-pass, for measuring.
+#[cfg(any(test, feature = "hooks"))]
 struct LowPass {
     a: [f32; 3],
     ic1: f32,
     ic2: f32,
 }
 
+#[cfg(any(test, feature = "hooks"))]
 impl LowPass {
     fn new(hz: f32, rate: u32) -> LowPass {
         let hz = hz.min(rate as f32 * 0.45);
@@ -120,11 +135,20 @@ mod tests {
 
     #[test]
     fn a_tone_lands_in_its_band() {
+        use crate::sound::spectrum::Spectrum;
         for (k, hz) in [(0, 80.0), (1, 500.0), (2, 2_000.0), (3, 10_000.0)] {
-            let b = Bands::measure(&sine(hz), 1, 48_000);
-            assert!(b.0[k] > 0.7, "{hz} Hz: {b:?}");
-            assert!((b.0.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+            for b in [
+                Bands::measure(&sine(hz), 1, 48_000),
+                Spectrum::measure_with_bands(&sine(hz), 1, 48_000).1,
+            ] {
+                assert!(b.0[k] > 0.7, "{hz} Hz: {b:?}");
+                assert!((b.0.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+            }
         }
         assert_eq!(Bands::measure(&[0.0; 100], 1, 48_000), Bands::FLAT);
+        assert_eq!(
+            Spectrum::measure_with_bands(&[0.0; 100], 1, 48_000).1,
+            Bands::FLAT
+        );
     }
 }

@@ -420,8 +420,8 @@ impl Sound {
         }
         condition(&mut samples);
         let loudness = Loudness::measure(&samples, channels, sample_rate);
-        let bands = bands::Bands::measure(&samples, channels, sample_rate);
-        let spectrum = spectrum::Spectrum::measure(&samples, channels, sample_rate);
+        let (spectrum, bands) =
+            spectrum::Spectrum::measure_with_bands(&samples, channels, sample_rate);
         // Exactly the guard frames more: the default growth would double the
         // allocation (a 1 GB sound would need 2 GB for a moment), and with
         // the capacity exact, `into_boxed_slice` does not reallocate.

@@ -17,6 +17,7 @@
 //! pure-Rust `libm`): the same bytes on every platform, so a steal decided
 //! by masking is the same natively and in WebAssembly.
 
+use super::bands::{Bands, COARSE_EDGES_HZ, MEASURED_SECONDS};
 use crate::math::Libm;
 
 /// Critical bands.
@@ -90,13 +91,28 @@ impl Spectrum {
     }
 
     /// Measures interleaved `samples` (`channels` per frame) at `rate` Hz.
+    #[cfg(test)]
     pub(crate) fn measure(samples: &[f32], channels: usize, rate: u32) -> Spectrum {
+        Spectrum::measure_with_bands(samples, channels, rate).0
+    }
+
+    /// Measures interleaved `samples` (`channels` per frame) at `rate` Hz,
+    /// and from the same FFTs, over the first [`MEASURED_SECONDS`], the
+    /// sound's spread over the four coarse bands of [`Bands`] (what bus
+    /// filters are heard through).
+    pub(crate) fn measure_with_bands(
+        samples: &[f32],
+        channels: usize,
+        rate: u32,
+    ) -> (Spectrum, Bands) {
         let channels = channels.max(1);
         let frames = samples.len() / channels;
         let n = window_frames(rate);
         let mut fft = Fft::new(n, rate);
         let mut shapes = Vec::with_capacity(frames.div_ceil(n));
         let mut block = vec![0.0f32; n];
+        let coarse_until = MEASURED_SECONDS * rate as usize;
+        let mut coarse = [0.0f64; 4];
         let mut start = 0;
         while start < frames {
             let end = (start + n).min(frames);
@@ -110,13 +126,20 @@ impl Spectrum {
                     0.0
                 };
             }
-            shapes.push(fft.shape(&mut block));
+            let (shape, window_coarse) = fft.shape(&mut block);
+            shapes.push(shape);
+            if start < coarse_until {
+                for (c, w) in coarse.iter_mut().zip(window_coarse) {
+                    *c += f64::from(w);
+                }
+            }
             start = end;
         }
-        Spectrum {
+        let spectrum = Spectrum {
             window_shift: n.trailing_zeros(),
             shapes: shapes.into_boxed_slice(),
-        }
+        };
+        (spectrum, Bands::from_energies(coarse))
     }
 
     /// The shape of the window holding source frame `at` (fractional; a
@@ -152,8 +175,9 @@ struct Fft {
     twiddles: Vec<(f32, f32)>,
     /// `e^(-2 pi i k / n)`, `k <= n/2`, for the split.
     split: Vec<(f32, f32)>,
-    /// Per bin `0..=n/2`, its band.
+    /// Per bin `0..=n/2`, its band, and its coarse band (`Bands`).
     band_of: Vec<u8>,
+    coarse_of: Vec<u8>,
     re: Vec<f32>,
     im: Vec<f32>,
 }
@@ -183,34 +207,44 @@ impl Fft {
                 EDGES_HZ[1..BANDS].iter().filter(|&&e| hz >= e).count() as u8
             })
             .collect();
+        let coarse_of = (0..=m)
+            .map(|k| {
+                let hz = k as f32 * rate as f32 / n as f32;
+                COARSE_EDGES_HZ.iter().filter(|&&e| hz >= e).count() as u8
+            })
+            .collect();
         Fft {
             n,
             hann,
             twiddles,
             split,
             band_of,
+            coarse_of,
             re: vec![0.0; m],
             im: vec![0.0; m],
         }
     }
 
-    /// The band shape of `x` (`n` samples; windowed in place).
-    fn shape(&mut self, x: &mut [f32]) -> Shape {
+    /// The band shape of `x` (`n` samples; windowed in place), and its
+    /// power in the four coarse bands.
+    fn shape(&mut self, x: &mut [f32]) -> (Shape, [f32; 4]) {
         let mut power = [0.0f32; BANDS];
-        self.band_powers(x, &mut power);
+        let mut coarse = [0.0f32; 4];
+        self.band_powers(x, &mut power, &mut coarse);
         let total: f32 = power.iter().sum();
         if total.is_nan() || total <= 1e-20 {
-            return SILENT;
+            return (SILENT, coarse);
         }
         let inv = 1.0 / total;
-        power.map(|p| {
+        let shape = power.map(|p| {
             let db = -10.0 * (p * inv).max(1e-30).lm_log10();
             (db * STEPS_PER_DB).round().clamp(0.0, 255.0) as u8
-        })
+        });
+        (shape, coarse)
     }
 
     /// Sums the power of each bin of windowed `x` into its band.
-    fn band_powers(&mut self, x: &mut [f32], power: &mut [f32; BANDS]) {
+    fn band_powers(&mut self, x: &mut [f32], power: &mut [f32; BANDS], coarse: &mut [f32; 4]) {
         let m = self.n / 2;
         for (v, w) in x.iter_mut().zip(&self.hann) {
             *v *= w;
@@ -233,7 +267,9 @@ impl Fft {
             let xi = ei + wr * oi + wi * or;
             // Bins other than 0 and n/2 stand for two (their mirror).
             let twice = if k == 0 || k == m { 1.0 } else { 2.0 };
-            power[usize::from(self.band_of[k])] += twice * (xr * xr + xi * xi);
+            let p = twice * (xr * xr + xi * xi);
+            power[usize::from(self.band_of[k])] += p;
+            coarse[usize::from(self.coarse_of[k])] += p;
         }
     }
 }

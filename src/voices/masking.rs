@@ -60,6 +60,8 @@ pub(crate) struct Masking {
     /// The sum of `parts` over live slots (kept as parts change, summed
     /// anew by [`Masking::retotal`]).
     total: BandPowers,
+    /// Per slot, its refreshes so far (wrapping), for [`Masking::due`].
+    refreshes: Box<[u8]>,
 }
 
 impl Masking {
@@ -75,6 +77,7 @@ impl Masking {
             }),
             parts: vec![[0.0; BANDS]; if on { slots } else { 0 }].into_boxed_slice(),
             total: [0.0; BANDS],
+            refreshes: vec![0; if on { slots } else { 0 }].into_boxed_slice(),
         }
     }
 
@@ -86,7 +89,22 @@ impl Masking {
 
     /// Heap bytes held.
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.parts.len() * std::mem::size_of::<BandPowers>()
+        self.parts.len() * std::mem::size_of::<BandPowers>() + self.refreshes.len()
+    }
+
+    /// Whether slot `i`'s refresh now should estimate its heard share
+    /// anew: one refresh in `every` (counted per slot, so however the
+    /// refreshes fall into blocks); never with masking off.
+    #[inline]
+    pub(crate) fn due(&mut self, i: usize, every: u8) -> bool {
+        match self.refreshes.get_mut(i) {
+            Some(n) => {
+                let due = *n % every.max(1) == 0;
+                *n = n.wrapping_add(1);
+                due
+            }
+            None => false,
+        }
     }
 
     /// The K-weighting's power gain per band.
