@@ -160,6 +160,7 @@ impl Mixer {
                 let pool = &self.pool;
                 masking.retotal(|i| pool.is_live(i));
             }
+            masking.begin_block();
         }
         let out_rate = self.out_rate;
         self.pool.refresh_levels(

@@ -204,6 +204,25 @@ impl From<f32> for Rank {
     }
 }
 
+/// The share of a voice heard at `level`, given that `heard` of it was at
+/// `was`: masking's threshold taken as unchanged, as one band would be
+/// (a share `h = P / (P + T)` at power `P` is `r h / (r h + 1 - h)` at
+/// `r P`). So between two estimates of the share a fade, a move or a stop
+/// changes what is heard of the voice, not only its loudness.
+#[inline]
+fn heard_at(heard: f32, was: f32, level: f32) -> f32 {
+    if heard >= 1.0 || was <= 0.0 {
+        return heard;
+    }
+    let rh = level / was * heard;
+    let share = rh / (rh + 1.0 - heard);
+    if share.is_nan() {
+        heard
+    } else {
+        share
+    }
+}
+
 /// A fixed-size pool of voices `V`, with their identities, audibility
 /// levels and victim-choice keys.
 pub(crate) struct VoicePool<V> {
@@ -213,8 +232,11 @@ pub(crate) struct VoicePool<V> {
     /// the meters show), 0 for a free slot.
     levels: Box<[f32]>,
     /// Per slot, the share of its voice left audible by masking (1 with
-    /// masking off): every level set in the slot is taken times it.
+    /// masking off), and the level it was estimated at: every level set in
+    /// the slot is taken times that share, followed to the new level as
+    /// one band would be (see [`heard_at`]).
     heard: Box<[f32]>,
+    heard_level: Box<[f32]>,
     candidates: Candidates,
     index: IdIndex,
     groups: Groups,
@@ -235,6 +257,7 @@ impl<V> VoicePool<V> {
             who: vec![Identity::NOBODY; voices].into_boxed_slice(),
             levels: vec![0.0; voices].into_boxed_slice(),
             heard: vec![1.0; voices].into_boxed_slice(),
+            heard_level: vec![0.0; voices].into_boxed_slice(),
             candidates: Candidates::new(voices),
             index: IdIndex::new(voices),
             groups: Groups::new(groups),
@@ -255,7 +278,7 @@ impl<V> VoicePool<V> {
         self.slots.memory_bytes()
             + self.who.len() * size_of::<Identity>()
             + self.levels.len() * size_of::<f32>()
-            + self.heard.len() * size_of::<f32>()
+            + (self.heard.len() + self.heard_level.len()) * size_of::<f32>()
             + self.candidates.memory_bytes()
             + self.index.memory_bytes()
             + self.groups.memory_bytes()
@@ -437,12 +460,13 @@ impl<V> VoicePool<V> {
     ) {
         let heard = rank.heard.unwrap_or(1.0);
         let level = rank.level * heard;
-        if let (Some(w), Some(l), Some(h)) = (
+        if let (Some(w), Some(l), Some(h), Some(hl)) = (
             self.who.get_mut(i),
             self.levels.get_mut(i),
             self.heard.get_mut(i),
+            self.heard_level.get_mut(i),
         ) {
-            (*w, *l, *h) = (who, level, heard);
+            (*w, *l, *h, *hl) = (who, level, heard, rank.level);
         }
         let meta = victim::Meta {
             key: who.key(level),
@@ -474,16 +498,21 @@ impl<V> VoicePool<V> {
     }
 
     fn set_rank(&mut self, i: usize, rank: Rank) {
-        if let (Some(l), Some(h), Some(k), Some(e)) = (
+        if let (Some(l), Some(h), Some(hl), Some(k), Some(e)) = (
             self.levels.get_mut(i),
             self.heard.get_mut(i),
+            self.heard_level.get_mut(i),
             self.candidates.keys.get_mut(i),
             self.candidates.ends.get_mut(i),
         ) {
-            if let Some(heard) = rank.heard {
-                *h = heard;
-            }
-            let level = rank.level * *h;
+            let share = match rank.heard {
+                Some(heard) => {
+                    (*h, *hl) = (heard, rank.level);
+                    heard
+                }
+                None => heard_at(*h, *hl, rank.level),
+            };
+            let level = rank.level * share;
             *l = level;
             *k = victim::with_level(*k, level);
             *e = rank.ends;
