@@ -143,10 +143,16 @@ fn full_pool(c: &mut Criterion, name: &str, positioned: bool, looping: bool) {
 /// once. The mixer spreads this over 2048 frames of blocks; per voice it
 /// is what each voice costs per 2048 output frames.
 fn refresh_levels(c: &mut Criterion) {
+    refresh_levels_hearing(c, "refresh_levels", true);
+    refresh_levels_hearing(c, "refresh_levels_unmasked", false);
+}
+
+fn refresh_levels_hearing(c: &mut Criterion, name: &str, masking: bool) {
     let settings = EngineSettings {
         voices: FULL_POOL,
         command_capacity: 4 * FULL_POOL,
         event_capacity: 4 * FULL_POOL,
+        masking,
         ..Default::default()
     };
     let (mut engine, mut mixer) = engine_and_mixer(settings);
@@ -163,7 +169,7 @@ fn refresh_levels(c: &mut Criterion) {
     let mut out = vec![0.0f32; 2 * BLOCK];
     mixer.process(&mut out);
     engine.drain_events().for_each(drop);
-    let mut g = c.benchmark_group("refresh_levels");
+    let mut g = c.benchmark_group(name);
     g.throughput(Throughput::Elements(FULL_POOL as u64));
     g.bench_function(BenchmarkId::from_parameter(FULL_POOL), |b| {
         b.iter(|| refresh_all_levels(black_box(&mut mixer)))
@@ -481,6 +487,11 @@ fn main() {
             ("game_side/play_cue_3_layers".into(), 1.0, "play"),
             (
                 format!("refresh_levels/{FULL_POOL}"),
+                FULL_POOL as f64,
+                "voice",
+            ),
+            (
+                format!("refresh_levels_unmasked/{FULL_POOL}"),
                 FULL_POOL as f64,
                 "voice",
             ),

@@ -7,12 +7,15 @@
 use crate::render::voice::Voice;
 use crate::sound::spectrum::{share, BANDS, CENTRE_HZ};
 use crate::voices::audibility::Ahead;
-use crate::voices::masking::{BandPowers, Masking};
+use crate::voices::masking::{lanes_sum, BandPowers, Masking, LANES};
 
 /// How far ahead (seconds of output) a voice's spectrum is read: what it
 /// plays now, in 100 ms and in 300 ms, each weighted by the loudness
 /// there (so a voice between syllables is spread as its next syllable).
 const LOOKS: [f64; 3] = [0.0, 0.1, 0.3];
+
+/// Added to each look's loudness weight: -200 dB, nothing anyone hears.
+const WEIGHT_FLOOR: f32 = 1e-20;
 
 /// The coarse band (`sound::bands`: below 250 Hz, to 1 kHz, to 4 kHz,
 /// above) of each critical band, for what a voice's own low-pass lets
@@ -55,39 +58,41 @@ pub(crate) fn band_powers(
         return shape;
     }
     let sound = voice.sound();
-    // Weighted by the loudness at each look; where the loudness table
-    // reads silence at every look (a sound the K-weighting barely hears),
-    // the looks' plain mean.
-    let mut plain = [0.0f32; BANDS];
-    let (mut weight, mut looks) = (0.0f32, 0);
+    // Weighted by the loudness at each look (plus a floor far below
+    // hearing: where the loudness table reads silence at every look, a
+    // sound the K-weighting barely hears, that is the looks' plain mean;
+    // the shape's scale does not matter, it is normalized below).
+    let mut any = false;
     if voice.stream_slot().is_none() {
         let (frames, looping) = (sound.frames, voice.looping());
+        let period = frames as f64;
+        // (Laps by a multiplication: `rem_euclid` is a library call.)
+        let per_lap = if period > 0.0 { 1.0 / period } else { 0.0 };
         for look in LOOKS {
             let mut at = voice.position() + look * f64::from(out_rate) * voice.step();
-            if looping && frames > 0 && at >= frames as f64 {
-                at = at.rem_euclid(frames as f64);
+            if looping && at >= period {
+                at -= (at * per_lap) as i64 as f64 * period;
+                at = at.clamp(0.0, (period - 1.0).max(0.0));
             }
             let Some(q) = sound.spectrum.shape_at(at, frames, looping) else {
                 continue;
             };
-            let w = sound.loudness.power_near(at);
-            for b in 0..BANDS {
-                let share = share(q[b]);
-                shape[b] += w * share;
-                plain[b] += share;
+            let w = sound.loudness.power_near(at) + WEIGHT_FLOOR;
+            for (s, &q) in shape.iter_mut().zip(q) {
+                *s += w * share(q);
             }
-            weight += w;
-            looks += 1;
+            any = true;
         }
     }
-    if weight.is_nan() || weight <= 0.0 {
-        shape = if looks > 0 { plain } else { [1.0; BANDS] };
+    if !any {
+        shape = [1.0; BANDS];
     }
-    let mut weighted = 0.0f32;
-    for b in 0..BANDS {
-        shape[b] *= ahead.2[COARSE[b]];
-        weighted += shape[b] * k_weights[b];
+    let mut weighted = [0.0f32; LANES];
+    for (b, s) in shape.iter_mut().enumerate() {
+        *s *= ahead.2[COARSE[b]];
+        weighted[b % LANES] += *s * k_weights[b];
     }
+    let weighted = lanes_sum(&weighted);
     if weighted.is_nan() || weighted <= 0.0 {
         return [0.0; BANDS];
     }
