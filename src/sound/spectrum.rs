@@ -45,9 +45,6 @@ pub(crate) type Shape = [u8; BANDS];
 /// A window with no power: every band at the bottom step.
 pub(crate) const SILENT: Shape = [u8::MAX; BANDS];
 
-/// Steps per decibel in a [`Shape`] (a quarter decibel each).
-const STEPS_PER_DB: f32 = 4.0;
-
 /// The share of power step `q` of a [`Shape`] stands for, `10^(-q / 40)`
 /// (`2^(-q log2(10) / 40)`), to within 6 % (0.26 dB): the float's bits
 /// built directly, the exponent and a straight line through the mantissa
@@ -59,6 +56,18 @@ pub(crate) fn share(q: u8) -> f32 {
     // 2^23 x log2(10) / 40: one step, in the float's bits.
     const STEP_BITS: u32 = 696_653;
     f32::from_bits(0x3F80_0000 - u32::from(q) * STEP_BITS)
+}
+
+/// The step of a [`Shape`] nearest share `x` (0 to 1), by the inverse of
+/// [`share`]'s approximation (the float's bits as a logarithm), so that
+/// a share decodes to itself within a step: integer arithmetic, the same
+/// on every platform, and no library call per band.
+#[inline]
+fn step(x: f32) -> u8 {
+    const STEP_BITS: u32 = 696_653;
+    let bits = x.clamp(1e-30, 1.0).to_bits();
+    let below = 0x3F80_0000u32.saturating_sub(bits);
+    ((below + STEP_BITS / 2) / STEP_BITS).min(255) as u8
 }
 
 /// A sound's spread over the critical bands, window by window.
@@ -104,16 +113,22 @@ impl Spectrum {
         let mut start = 0;
         while start < frames {
             let end = (start + n).min(frames);
-            for (f, x) in block.iter_mut().enumerate() {
-                let frame = start + f;
-                *x = if frame < end {
-                    samples[frame * channels..(frame + 1) * channels]
-                        .iter()
-                        .sum::<f32>()
-                } else {
-                    0.0
-                };
+            let frames_in = &samples[start * channels..end * channels];
+            let (head, tail) = block.split_at_mut(end - start);
+            match channels {
+                1 => head.copy_from_slice(frames_in),
+                2 => {
+                    for (x, f) in head.iter_mut().zip(frames_in.chunks_exact(2)) {
+                        *x = f[0] + f[1];
+                    }
+                }
+                _ => {
+                    for (x, f) in head.iter_mut().zip(frames_in.chunks_exact(channels)) {
+                        *x = f.iter().sum();
+                    }
+                }
             }
+            tail.fill(0.0);
             let (shape, window_coarse) = fft.shape(&mut block);
             shapes.push(shape);
             if start < coarse_until {
@@ -224,10 +239,7 @@ impl Fft {
             return (SILENT, coarse);
         }
         let inv = 1.0 / total;
-        let shape = power.map(|p| {
-            let db = -10.0 * (p * inv).max(1e-30).lm_log10();
-            (db * STEPS_PER_DB).round().clamp(0.0, 255.0) as u8
-        });
+        let shape = power.map(|p| step(p * inv));
         (shape, coarse)
     }
 
@@ -245,8 +257,10 @@ impl Fft {
         fft_in_place(re, im, &self.twiddles);
         // Split into the real signal's bins 0..=m.
         for k in 0..=m {
-            let (zr, zi) = (re[k % m], im[k % m]);
-            let (cr, ci) = (re[(m - k) % m], -im[(m - k) % m]);
+            // Z[k] and conj Z[m - k], indices taken mod m (no division).
+            let (i, j) = (if k == m { 0 } else { k }, if k == 0 { 0 } else { m - k });
+            let (zr, zi) = (re[i], im[i]);
+            let (cr, ci) = (re[j], -im[j]);
             // Even part (z + conj z') / 2, odd part (z - conj z') / 2i.
             let (er, ei) = (0.5 * (zr + cr), 0.5 * (zi + ci));
             let (or, oi) = (0.5 * (zi - ci), -0.5 * (zr - cr));
@@ -281,16 +295,20 @@ fn fft_in_place(re: &mut [f32], im: &mut [f32], twiddles: &[(f32, f32)]) {
     let mut half = 1;
     while half < m {
         let stride = m / (2 * half);
-        for start in (0..m).step_by(2 * half) {
-            for j in 0..half {
-                let (wr, wi) = twiddles[j * stride];
-                let (a, b) = (start + j, start + j + half);
-                let tr = re[b] * wr - im[b] * wi;
-                let ti = re[b] * wi + im[b] * wr;
-                re[b] = re[a] - tr;
-                im[b] = im[a] - ti;
-                re[a] += tr;
-                im[a] += ti;
+        for (re, im) in re
+            .chunks_exact_mut(2 * half)
+            .zip(im.chunks_exact_mut(2 * half))
+        {
+            let (re_lo, re_hi) = re.split_at_mut(half);
+            let (im_lo, im_hi) = im.split_at_mut(half);
+            let pairs = re_lo.iter_mut().zip(im_lo).zip(re_hi.iter_mut().zip(im_hi));
+            for (((ar, ai), (br, bi)), &(wr, wi)) in pairs.zip(twiddles.iter().step_by(stride)) {
+                let tr = *br * wr - *bi * wi;
+                let ti = *br * wi + *bi * wr;
+                *br = *ar - tr;
+                *bi = *ai - ti;
+                *ar += tr;
+                *ai += ti;
             }
         }
         half *= 2;
@@ -352,6 +370,13 @@ mod tests {
     #[test]
     fn shares_decode_quarter_decibels() {
         assert_eq!(share(0), 1.0);
+        // A share and its step round-trip within half a step (to the
+        // bottom step, -63.75 dB).
+        for i in 0..1_000 {
+            let x = 10f32.powf(-(i as f32) * 0.0063);
+            let back = share(step(x));
+            assert!((10.0 * (back / x).log10()).abs() < 0.2, "{x} -> {back}");
+        }
         for q in 0..=255u8 {
             let exact = 10f64.powf(-f64::from(q) / 40.0);
             let db = 10.0 * (f64::from(share(q)) / exact).log10();
