@@ -4,7 +4,7 @@
 //! equally quiet voice in a band of its own; a voice never masks itself;
 //! and a render with masking on is the same every time.
 
-use voicepool::{EngineSettings, Event, OfflineEngine, PlayParams, VoiceHandle};
+use voicepool::{EngineSettings, Event, OfflineEngine, PlayParams, Sound, VoiceHandle};
 use voicepool_testkit::common::{noise, render_blocks, sine};
 
 fn engine(voices: usize, masking: bool) -> OfflineEngine {
@@ -51,6 +51,41 @@ fn a_quiet_voice_under_a_loud_one_in_its_band_goes_before_one_in_a_free_band() {
         let expected = if expect_under { u } else { a };
         assert_eq!(victim, expected, "masking {masking}");
     }
+}
+
+/// A mono 16-bit WAV of a tone, in memory.
+fn wav_tone(hz: f32, seconds: f32, amp: f32) -> Vec<u8> {
+    let spec = hound::WavSpec {
+        channels: 1,
+        sample_rate: 48_000,
+        bits_per_sample: 16,
+        sample_format: hound::SampleFormat::Int,
+    };
+    let mut cur = std::io::Cursor::new(Vec::new());
+    let mut w = hound::WavWriter::new(&mut cur, spec).unwrap();
+    for i in 0..(seconds * 48_000.0) as usize {
+        let x = amp * (i as f32 * hz * std::f32::consts::TAU / 48_000.0).sin();
+        w.write_sample((x * 32_767.0) as i16).unwrap();
+    }
+    w.finalize().unwrap();
+    cur.into_inner()
+}
+
+#[test]
+fn a_streamed_masker_masks_in_its_own_band() {
+    // The loud tone streamed (music is): it is heard as spread the way its
+    // first second is, so the quiet voice in its band goes first, not the
+    // one up high (which an even spread would mask as much).
+    let looped = PlayParams::default().looping(true);
+    let loud = Sound::stream_bytes(wav_tone(1_000.0, 2.0, 0.5)).unwrap();
+    let under = sine(1_050.0, 1.0, 48_000, 0.05);
+    let apart = sine(6_000.0, 1.0, 48_000, 0.028);
+    let click = noise(2_400, 48_000, 0.3);
+    let mut e = engine(3, true);
+    e.play(&loud, looped).unwrap();
+    let u = e.play(&under, looped).unwrap();
+    e.play(&apart, looped).unwrap();
+    assert_eq!(stolen(&mut e, &click), u);
 }
 
 #[test]

@@ -5,7 +5,7 @@
 //! points it will reach. Real-time safe: a few table reads per voice.
 
 use crate::render::voice::Voice;
-use crate::sound::spectrum::{share, BANDS, CENTRE_HZ};
+use crate::sound::spectrum::{share, BANDS, CENTRE_HZ, SILENT};
 use crate::voices::audibility::Ahead;
 use crate::voices::masking::{lanes_sum, BandPowers, Masking, LANES};
 
@@ -44,8 +44,8 @@ const fn coarse() -> [usize; BANDS] {
 /// The power `voice` will put in each band, given `level` (its
 /// K-weighted loudness estimate, as [`super::ranking::rank`] gives it),
 /// `ahead` (its own low-pass) and the K-weighting's gain per band
-/// (`k_weights`). A streamed play, whose spectrum is not measured, is
-/// spread evenly over the bands.
+/// (`k_weights`). A streamed play, whose spectrum is not measured as it
+/// plays, is spread as its first second was.
 pub(crate) fn band_powers(
     voice: &Voice,
     level: f32,
@@ -85,7 +85,12 @@ pub(crate) fn band_powers(
         }
     }
     if !any {
-        shape = [1.0; BANDS];
+        // A stream (not measured as it plays) spreads as its first second
+        // did; anything else unknown, evenly.
+        shape = match &sound.stream {
+            Some(source) if source.opening_shape != SILENT => source.opening_shape.map(share),
+            _ => [1.0; BANDS],
+        };
     }
     let mut weighted = [0.0f32; LANES];
     for (b, s) in shape.iter_mut().enumerate() {

@@ -34,8 +34,13 @@ pub(crate) fn rank(
         return level_of(audibility, buses, voice, ahead, send);
     };
     let playback = playback(voice, ahead);
-    // (A stream's spread is not measured: even.)
-    let bus = heard_through(buses, voice.bus(), send, &Bands::FLAT.shaped(ahead.2));
+    // (A stream spreads over the bands as its first second did.)
+    let spread = voice
+        .sound()
+        .stream
+        .as_ref()
+        .map_or(Bands::FLAT, |s| s.opening_bands);
+    let bus = heard_through(buses, voice.bus(), send, &spread.shaped(ahead.2));
     match streams.peek(k).and_then(|r| r.curve()) {
         Some(curve) => audibility.level(&curve, &playback) * bus,
         None => {
@@ -175,11 +180,11 @@ impl Mixer {
                     (ahead, space.send_of(who)),
                     now,
                 );
-                // Each voice's heard share is computed anew on every
-                // `HEARD_EVERY`th of its slot's refreshes: masking changes
-                // more slowly than loudness, and the share costs about
-                // twice as much as the level.
-                if masking.due(i, HEARD_EVERY) {
+                // Each voice's heard share is computed on its first
+                // refresh and then on every `HEARD_EVERY`th: masking
+                // changes more slowly than loudness, and the share costs
+                // about as much again as the level.
+                if masking.due(i, who.id, HEARD_EVERY) {
                     let k = masking.k_weights();
                     let own = band_powers(v, rank.level, &ahead, out_rate, k);
                     rank.heard = Some(masking.heard(Some(i), &own));

@@ -145,6 +145,25 @@ impl Spectrum {
         (spectrum, Bands::from_energies(coarse))
     }
 
+    /// The windows' shapes averaged (each window's shares weighing the
+    /// same): a sound's spread as a whole, [`SILENT`] for none.
+    pub(crate) fn average(&self) -> Shape {
+        if self.shapes.is_empty() {
+            return SILENT;
+        }
+        let mut mean = [0.0f32; BANDS];
+        for shape in self.shapes.iter() {
+            for (m, &q) in mean.iter_mut().zip(shape) {
+                *m += share(q);
+            }
+        }
+        let total: f32 = mean.iter().sum();
+        if total.is_nan() || total <= 0.0 {
+            return SILENT;
+        }
+        mean.map(|m| step(m / total))
+    }
+
     /// The shape of the window holding source frame `at` (fractional; a
     /// loop's positions run on through its laps, `frames` long), `None`
     /// past a one-shot's end or for a sound not measured.
@@ -365,6 +384,11 @@ mod tests {
         // Silence is the silent shape.
         let quiet = Spectrum::measure(&[0.0; 1_024], 1, 48_000);
         assert_eq!(quiet.shape_at(0.0, 1_024, false), Some(&SILENT));
+        // On average, the two tones share the power.
+        let mean = sp.average();
+        assert!((share(mean[low]) - 0.5).abs() < 0.1, "{mean:?}");
+        assert!((share(mean[high]) - 0.5).abs() < 0.1, "{mean:?}");
+        assert_eq!(quiet.average(), SILENT);
     }
 
     #[test]

@@ -12,6 +12,7 @@ use super::origin::{Origin, Reader};
 use super::source::{StreamDecoder, StreamKind, StreamSource};
 use crate::sound::decode;
 use crate::sound::loudness::Meter;
+use crate::sound::spectrum::Spectrum;
 use crate::sound::{Sound, SoundError};
 
 /// How much of the start [`Sound::stream_file`] decodes to check the file
@@ -156,8 +157,8 @@ impl Sound {
     }
 }
 
-/// Decodes the first second: the file is readable and has audio, and how
-/// loud it starts.
+/// Decodes the first second: the file is readable and has audio, how
+/// loud it starts, and how that spreads over the bands.
 fn check_and_measure(
     file: Reader,
     (origin, kind): (Origin, StreamKind),
@@ -168,6 +169,8 @@ fn check_and_measure(
     let mut meter = Meter::new(channels, rate);
     let want = (OPENING_SECONDS * f64::from(rate)) as usize;
     let mut chunk = Vec::new();
+    // (Kept for its spectrum: at most a second, freed on return.)
+    let mut opening = Vec::with_capacity(want * channels);
     let (mut frames, mut windows, mut last) = (0, 0usize, 0.0);
     while frames < want {
         chunk.clear();
@@ -180,7 +183,9 @@ fn check_and_measure(
             windows += 1;
             last = sum;
         });
+        opening.extend_from_slice(&chunk);
     }
+    let (spectrum, opening_bands) = Spectrum::measure_with_bands(&opening, channels, rate);
     if frames == 0 {
         return Err(SoundError::Empty {
             path: path.to_path_buf(),
@@ -198,6 +203,8 @@ fn check_and_measure(
         } else {
             0.0
         },
+        opening_shape: spectrum.average(),
+        opening_bands,
     })
 }
 

@@ -56,6 +56,12 @@ pub(crate) struct StreamSource {
     /// what stealing assumes of a play whose loader has not decoded
     /// anything yet.
     pub(crate) opening_power: f64,
+    /// How its first second spreads over the critical bands (averaged over
+    /// its windows) and over the four coarse bands: what masking and a
+    /// bus's filters assume of a streamed play, whose spectrum is not
+    /// measured as it plays.
+    pub(crate) opening_shape: crate::sound::spectrum::Shape,
+    pub(crate) opening_bands: crate::sound::bands::Bands,
 }
 
 /// How a streamed file is read.

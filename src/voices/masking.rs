@@ -60,8 +60,10 @@ pub(crate) struct Masking {
     /// The sum of `parts` over live slots (kept as parts change, summed
     /// anew by [`Masking::retotal`]).
     total: BandPowers,
-    /// Per slot, its refreshes so far (wrapping), for [`Masking::due`].
+    /// Per slot, its voice's refreshes so far (wrapping) and who it is,
+    /// for [`Masking::due`].
     refreshes: Box<[u8]>,
+    ids: Box<[u64]>,
     /// `total` spread across bands at the block's start.
     spread_total: BandPowers,
 }
@@ -80,6 +82,7 @@ impl Masking {
             parts: vec![[0.0; BANDS]; if on { slots } else { 0 }].into_boxed_slice(),
             total: [0.0; BANDS],
             refreshes: vec![0; if on { slots } else { 0 }].into_boxed_slice(),
+            ids: vec![0; if on { slots } else { 0 }].into_boxed_slice(),
             spread_total: [0.0; BANDS],
         }
     }
@@ -92,21 +95,28 @@ impl Masking {
 
     /// Heap bytes held.
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.parts.len() * std::mem::size_of::<BandPowers>() + self.refreshes.len()
+        self.parts.len() * std::mem::size_of::<BandPowers>()
+            + self.refreshes.len()
+            + self.ids.len() * std::mem::size_of::<u64>()
     }
 
     /// Whether slot `i`'s refresh now should estimate its heard share
-    /// anew: one refresh in `every` (counted per slot, so however the
-    /// refreshes fall into blocks); never with masking off.
+    /// anew, its voice being `id`: on a voice's first refresh (so a new
+    /// voice masks the others, and is heard against them, at once), then
+    /// one in `every` (counted per slot, so however the refreshes fall
+    /// into blocks); never with masking off.
     #[inline]
-    pub(crate) fn due(&mut self, i: usize, every: u8) -> bool {
-        match self.refreshes.get_mut(i) {
-            Some(n) => {
+    pub(crate) fn due(&mut self, i: usize, id: u64, every: u8) -> bool {
+        match (self.refreshes.get_mut(i), self.ids.get_mut(i)) {
+            (Some(n), Some(who)) => {
+                if *who != id {
+                    (*who, *n) = (id, 0);
+                }
                 let due = *n % every.max(1) == 0;
                 *n = n.wrapping_add(1);
                 due
             }
-            None => false,
+            _ => false,
         }
     }
 
