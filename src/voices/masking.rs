@@ -155,27 +155,25 @@ impl Masking {
     /// for a voice not in the mix (a virtual voice, which faces all of
     /// it). 1 when masking is off or the voice is silent.
     ///
-    /// The rest of the mix is the spread total ([`Masking::begin_block`])
-    /// less the voice's own part spread two bands up and one down (what
-    /// it would add further off is 30 dB down and more: a voice masks
-    /// itself by less than -40 dB). Branch-free over the bands, so it
-    /// vectorizes.
+    /// The rest of the mix is the spread total ([`Masking::begin_block`],
+    /// kept up as parts change) less the voice's own part spread two bands
+    /// up and one down (what it would add further off is 30 dB down and
+    /// more: a voice masks itself by less than -40 dB). Branch-free over
+    /// the bands, so it vectorizes.
     pub(crate) fn heard(&mut self, slot: Option<usize>, own: &BandPowers) -> f32 {
         if !self.on {
             return 1.0;
         }
         let mut masker = self.spread_total;
         if let Some(part) = slot.and_then(|i| self.parts.get_mut(i)) {
-            // The part, two zero bands before it and one after.
-            let mut padded = [0.0f32; BANDS + 3];
-            padded[2..BANDS + 2].copy_from_slice(part);
+            let (was, will) = (near_spread(part), near_spread(own));
             for b in 0..BANDS {
-                let own_spread = padded[b + 2]
-                    + UPWARD * padded[b + 1]
-                    + UPWARD * UPWARD * padded[b]
-                    + DOWNWARD * padded[b + 3];
-                masker[b] = (masker[b] - own_spread).max(0.0);
-                self.total[b] += own[b] - part[b];
+                masker[b] = (masker[b] - was[b]).max(0.0);
+                // The mix changes by the voice's new part at once (near
+                // its bands; the whole spread is made anew next block),
+                // so the voices refreshed after it hear it.
+                self.spread_total[b] = (self.spread_total[b] + will[b] - was[b]).max(0.0);
+                self.total[b] = (self.total[b] + own[b] - part[b]).max(0.0);
             }
             *part = *own;
         }
@@ -210,6 +208,22 @@ impl Masking {
         }
         t
     }
+}
+
+/// `part` (power per band) spread two bands up and one down: its spread
+/// but for what lies 30 dB and more under it. Branch-free, vectorizable.
+#[inline]
+fn near_spread(part: &BandPowers) -> BandPowers {
+    let mut padded = [0.0f32; BANDS + 3];
+    padded[2..BANDS + 2].copy_from_slice(part);
+    let mut s = [0.0f32; BANDS];
+    for (b, s) in s.iter_mut().enumerate() {
+        *s = padded[b + 2]
+            + UPWARD * padded[b + 1]
+            + UPWARD * UPWARD * padded[b]
+            + DOWNWARD * padded[b + 3];
+    }
+    s
 }
 
 /// Lanes of the vectorized sums over bands (`BANDS` is a multiple).
@@ -330,6 +344,17 @@ mod tests {
         // A virtual voice faces the whole mix.
         m.begin_block();
         assert!(m.heard(None, &quiet) < 0.1);
+    }
+
+    #[test]
+    fn a_voice_masks_those_refreshed_after_it_in_the_same_block() {
+        let mut m = masking(2);
+        m.begin_block();
+        m.heard(Some(0), &tone(8, 1.0));
+        assert!(m.heard(Some(1), &tone(8, 0.01)) < 0.1);
+        // And stops masking them as soon as it is quiet.
+        m.heard(Some(0), &[0.0; BANDS]);
+        assert!(m.heard(Some(1), &tone(8, 0.01)) > 0.99);
     }
 
     #[test]
