@@ -119,5 +119,5 @@ pub(crate) fn heard_virtual(
         return 1.0;
     }
     let own = band_powers(voice, level, ahead, out_rate, masking.k_weights());
-    masking.heard(None, &own)
+    masking.heard(None, &own, false)
 }

@@ -184,10 +184,17 @@ impl Mixer {
                 // refresh and then on every `HEARD_EVERY`th: masking
                 // changes more slowly than loudness, and the share costs
                 // about as much again as the level.
+                // A paused voice (or one on a paused bus) ranks by what it
+                // will play, but masks nothing while it is silent.
+                let sounding = !v.is_held() && !buses.is_frozen(v.bus());
                 if masking.due(i, who.id, HEARD_EVERY) {
                     let k = masking.k_weights();
                     let own = band_powers(v, rank.level, &ahead, out_rate, k);
-                    rank.heard = Some(masking.heard(Some(i), &own));
+                    rank.heard = Some(masking.heard(Some(i), &own, sounding));
+                } else {
+                    // Between estimates its part of the mix follows its
+                    // level (a fade, a stop, a move).
+                    masking.follow(i, rank.level, sounding);
                 }
                 rank
             },

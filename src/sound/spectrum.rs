@@ -146,13 +146,14 @@ impl Spectrum {
     }
 
     /// The windows' shapes averaged (each window's shares weighing the
-    /// same): a sound's spread as a whole, [`SILENT`] for none.
+    /// same; silent windows left out): a sound's spread as a whole,
+    /// [`SILENT`] for none.
     pub(crate) fn average(&self) -> Shape {
         if self.shapes.is_empty() {
             return SILENT;
         }
         let mut mean = [0.0f32; BANDS];
-        for shape in self.shapes.iter() {
+        for shape in self.shapes.iter().filter(|&s| *s != SILENT) {
             for (m, &q) in mean.iter_mut().zip(shape) {
                 *m += share(q);
             }

@@ -148,10 +148,13 @@ impl<V> VoicePool<V> {
         let (re, rv) = (fresh(&self.who(e), ve), fresh(&self.who(v), vv));
         self.set_rank(e, re);
         self.set_rank(v, rv);
-        if re.level < rv.level {
+        // (The levels as kept: with what masking leaves of each.)
+        let level = |i: usize| self.levels.get(i).copied().unwrap_or(0.0);
+        let (le, lv) = (level(e), level(v));
+        if le < lv {
             return e;
         }
-        if rv.level <= kept {
+        if lv <= kept {
             return v;
         }
         // The victim is louder than it was kept: choose again.

@@ -11,7 +11,8 @@
 //!   (its loudness over the horizons, spread as its sound's spectrum over
 //!   the next 300 ms says, after its own low-pass: cone, occlusion, air).
 //! - The threshold a voice faces is the rest of the mix (the total less
-//!   its own part: a voice never masks itself) spread across bands, 10 dB
+//!   its own part: a voice does not mask itself, to within -40 dB) spread
+//!   across bands, 10 dB
 //!   per band upward and 25 dB per band downward (a low sound masks the
 //!   bands above it far more than a high one the bands below), lowered by
 //!   10 dB (between a tonal masker's 15 and a noise's 5), and never below
@@ -23,12 +24,15 @@
 //!   voice still ranks by how far under it is). The bands are summed
 //!   K-weighted, as loudness is.
 //!
-//! Cost: each voice's refresh adds a spread (two recursive passes over the
-//! 24 bands) and a pass over its bands, about as much again as its
-//! loudness estimate; the mix's total is kept as voices are refreshed and
-//! summed anew once per refresh period. The steal itself still reads one
-//! kept level per voice. Real-time safe: every array is allocated when
-//! the mixer is made.
+//! Cost: the mix is spread across bands once a block (two recursive passes
+//! over 24 bands); a voice's share (estimated on its first refresh, then
+//! on one in four: `mixer::ranking`) is a few vectorized passes over its
+//! bands, about as much again as its loudness estimate; between estimates
+//! its part of the mix only follows its level ([`Masking::follow`]). The
+//! mix's total is kept as parts change and summed anew once per refresh
+//! period. The steal itself still reads one kept level per voice.
+//! Real-time safe: every array is allocated when the mixer is made; no
+//! value that is not a finite power gets into the mix.
 
 use crate::math::Libm;
 use crate::sound::spectrum::{BANDS, CENTRE_HZ};
@@ -55,8 +59,11 @@ pub(crate) struct Masking {
     k_weights: BandPowers,
     /// Per band, the threshold in quiet, as power.
     quiet: BandPowers,
-    /// Per slot, the power its voice put in the mix at its last refresh.
+    /// Per slot, the power its voice puts in the mix (set when its share
+    /// is estimated, followed to its level between), and the K-weighted
+    /// level that part adds up to.
     parts: Box<[BandPowers]>,
+    part_levels: Box<[f32]>,
     /// The sum of `parts` over live slots (kept as parts change, summed
     /// anew by [`Masking::retotal`]).
     total: BandPowers,
@@ -80,6 +87,7 @@ impl Masking {
                 (FULL_SCALE_POWER * 10f64.lm_powf((spl - FULL_SCALE_SPL) / 10.0)) as f32
             }),
             parts: vec![[0.0; BANDS]; if on { slots } else { 0 }].into_boxed_slice(),
+            part_levels: vec![0.0; if on { slots } else { 0 }].into_boxed_slice(),
             total: [0.0; BANDS],
             refreshes: vec![0; if on { slots } else { 0 }].into_boxed_slice(),
             ids: vec![0; if on { slots } else { 0 }].into_boxed_slice(),
@@ -96,6 +104,7 @@ impl Masking {
     /// Heap bytes held.
     pub(crate) fn memory_bytes(&self) -> usize {
         self.parts.len() * std::mem::size_of::<BandPowers>()
+            + self.part_levels.len() * std::mem::size_of::<f32>()
             + self.refreshes.len()
             + self.ids.len() * std::mem::size_of::<u64>()
     }
@@ -129,13 +138,14 @@ impl Masking {
     /// (dropping what voices since gone still left in it, and rounding).
     pub(crate) fn retotal(&mut self, live: impl Fn(usize) -> bool) {
         let mut total = [0.0f32; BANDS];
-        for (i, part) in self.parts.iter_mut().enumerate() {
+        let parts = self.parts.iter_mut().zip(self.part_levels.iter_mut());
+        for (i, (part, level)) in parts.enumerate() {
             if live(i) {
                 for (t, p) in total.iter_mut().zip(part.iter()) {
                     *t += p;
                 }
             } else {
-                *part = [0.0; BANDS];
+                (*part, *level) = ([0.0; BANDS], 0.0);
             }
         }
         self.total = total;
@@ -151,31 +161,28 @@ impl Masking {
 
     /// The share (0 to 1) of a voice with band powers `own` that stays
     /// audible above the masking of the rest of the mix; `slot`: the slot
-    /// it plays in (its part of the mix is then replaced by `own`), `None`
-    /// for a voice not in the mix (a virtual voice, which faces all of
-    /// it). 1 when masking is off or the voice is silent.
+    /// it plays in (its part of the mix is then replaced by `own`, or by
+    /// nothing if it is not `sounding`: paused), `None` for a voice not in
+    /// the mix (a virtual voice, which faces all of it). 1 when masking is
+    /// off or the voice is silent.
     ///
     /// The rest of the mix is the spread total ([`Masking::begin_block`],
     /// kept up as parts change) less the voice's own part spread two bands
     /// up and one down (what it would add further off is 30 dB down and
     /// more: a voice masks itself by less than -40 dB). Branch-free over
     /// the bands, so it vectorizes.
-    pub(crate) fn heard(&mut self, slot: Option<usize>, own: &BandPowers) -> f32 {
+    pub(crate) fn heard(&mut self, slot: Option<usize>, own: &BandPowers, sounding: bool) -> f32 {
         if !self.on {
             return 1.0;
         }
+        // (Nothing that is not a finite power gets into the mix.)
+        let own = own.map(|p| if p.is_finite() && p > 0.0 { p } else { 0.0 });
         let mut masker = self.spread_total;
-        if let Some(part) = slot.and_then(|i| self.parts.get_mut(i)) {
-            let (was, will) = (near_spread(part), near_spread(own));
+        if let Some(part) = slot.and_then(|i| self.parts.get(i)) {
+            let was = near_spread(part);
             for b in 0..BANDS {
                 masker[b] = (masker[b] - was[b]).max(0.0);
-                // The mix changes by the voice's new part at once (near
-                // its bands; the whole spread is made anew next block),
-                // so the voices refreshed after it hear it.
-                self.spread_total[b] = (self.spread_total[b] + will[b] - was[b]).max(0.0);
-                self.total[b] = (self.total[b] + own[b] - part[b]).max(0.0);
             }
-            *part = *own;
         }
         // Summed in eight lanes (a fixed order, so the same everywhere),
         // which vectorizes where one running sum could not.
@@ -191,11 +198,60 @@ impl Masking {
             }
         }
         let (heard, all) = (lanes_sum(&heard), lanes_sum(&all));
-        if all > 0.0 {
-            (heard / all).clamp(0.0, 1.0)
+        if let Some(i) = slot {
+            if sounding {
+                self.set_part(i, &own, all);
+            } else {
+                self.set_part(i, &[0.0; BANDS], 0.0);
+            }
+        }
+        let share = heard / all;
+        if all > 0.0 && share >= 0.0 {
+            share.min(1.0)
         } else {
             1.0
         }
+    }
+
+    /// Between two estimates of its share, slot `i`'s part of the mix
+    /// follows its voice's `level` (scaled as a whole), or is taken out
+    /// while it is not `sounding` (paused: it masks nothing until its
+    /// next estimate).
+    pub(crate) fn follow(&mut self, i: usize, level: f32, sounding: bool) {
+        if !self.on {
+            return;
+        }
+        let (Some(part), Some(&was)) = (self.parts.get(i), self.part_levels.get(i)) else {
+            return;
+        };
+        if !sounding || level.is_nan() || level <= 0.0 {
+            if was > 0.0 {
+                self.set_part(i, &[0.0; BANDS], 0.0);
+            }
+            return;
+        }
+        if was > 0.0 {
+            let r = level / was;
+            let scaled = part.map(|p| p * r);
+            self.set_part(i, &scaled, level);
+        }
+    }
+
+    /// Replaces slot `i`'s part with `new` (adding up to the K-weighted
+    /// `level`): the total and the spread total change with it at once
+    /// (near its bands; the whole spread is made anew next block), so the
+    /// voices refreshed after it in the block hear it.
+    fn set_part(&mut self, i: usize, new: &BandPowers, level: f32) {
+        let (Some(part), Some(part_level)) = (self.parts.get_mut(i), self.part_levels.get_mut(i))
+        else {
+            return;
+        };
+        let (was, will) = (near_spread(part), near_spread(new));
+        for b in 0..BANDS {
+            self.spread_total[b] = (self.spread_total[b] + will[b] - was[b]).max(0.0);
+            self.total[b] = (self.total[b] + new[b] - part[b]).max(0.0);
+        }
+        (*part, *part_level) = (*new, level);
     }
 
     /// The masking threshold `maskers` (power per band) make.
@@ -320,54 +376,67 @@ mod tests {
         let loud = tone(8, 1.0);
         // Alone, a voice is heard whole (its own part is not a masker).
         m.begin_block();
-        assert!(m.heard(Some(0), &loud) > 0.999);
+        assert!(m.heard(Some(0), &loud, true) > 0.999);
         m.begin_block();
-        assert!(m.heard(Some(0), &loud) > 0.999);
+        assert!(m.heard(Some(0), &loud, true) > 0.999);
         // A quiet one in the same band is masked by it; the loud one only
         // a little by the quiet one.
         let quiet = tone(8, 0.01);
-        let q = m.heard(Some(1), &quiet);
+        let q = m.heard(Some(1), &quiet, true);
         m.begin_block();
-        let l = m.heard(Some(0), &loud);
+        let l = m.heard(Some(0), &loud, true);
         assert!(q < 0.1, "{q}");
         assert!(l > 0.99, "{l}");
         // Nor by its own spread into the bands around it (a broad sound
         // alone is heard whole).
         let mut alone = masking(1);
-        alone.heard(Some(0), &[0.5; BANDS]);
+        alone.heard(Some(0), &[0.5; BANDS], true);
         alone.begin_block();
-        assert!(alone.heard(Some(0), &[0.5; BANDS]) > 0.999);
+        assert!(alone.heard(Some(0), &[0.5; BANDS], true) > 0.999);
         // The same quiet voice in a band far away is heard whole.
         let apart = tone(20, 0.01);
         m.begin_block();
-        assert!(m.heard(Some(1), &apart) > 0.99);
+        assert!(m.heard(Some(1), &apart, true) > 0.99);
         // A virtual voice faces the whole mix.
         m.begin_block();
-        assert!(m.heard(None, &quiet) < 0.1);
+        assert!(m.heard(None, &quiet, true) < 0.1);
     }
 
     #[test]
     fn a_voice_masks_those_refreshed_after_it_in_the_same_block() {
         let mut m = masking(2);
         m.begin_block();
-        m.heard(Some(0), &tone(8, 1.0));
-        assert!(m.heard(Some(1), &tone(8, 0.01)) < 0.1);
+        m.heard(Some(0), &tone(8, 1.0), true);
+        assert!(m.heard(Some(1), &tone(8, 0.01), true) < 0.1);
         // And stops masking them as soon as it is quiet.
-        m.heard(Some(0), &[0.0; BANDS]);
-        assert!(m.heard(Some(1), &tone(8, 0.01)) > 0.99);
+        m.heard(Some(0), &[0.0; BANDS], true);
+        assert!(m.heard(Some(1), &tone(8, 0.01), true) > 0.99);
+    }
+
+    #[test]
+    fn a_part_follows_its_level_and_a_paused_voice_masks_nothing() {
+        let mut m = masking(2);
+        m.heard(Some(0), &tone(8, 1.0), true);
+        assert!(m.heard(Some(1), &tone(8, 0.01), true) < 0.1);
+        // Faded 40 dB down between estimates: it masks as much less.
+        m.follow(0, 1e-4, true);
+        assert!(m.heard(Some(1), &tone(8, 0.01), true) > 0.9);
+        // Estimated while paused: it ranks, but masks nothing.
+        m.heard(Some(0), &tone(8, 1.0), false);
+        assert!(m.heard(Some(1), &tone(8, 0.01), true) > 0.99);
     }
 
     #[test]
     fn off_hears_everything_and_retotal_drops_the_gone() {
         let mut off = Masking::new(2, false, |_| 1.0);
-        off.heard(Some(0), &tone(8, 1.0));
-        assert_eq!(off.heard(Some(1), &tone(8, 0.01)), 1.0);
+        off.heard(Some(0), &tone(8, 1.0), true);
+        assert_eq!(off.heard(Some(1), &tone(8, 0.01), true), 1.0);
         let mut m = masking(2);
-        m.heard(Some(0), &tone(8, 1.0));
+        m.heard(Some(0), &tone(8, 1.0), true);
         m.begin_block();
-        assert!(m.heard(None, &tone(8, 0.01)) < 0.1);
+        assert!(m.heard(None, &tone(8, 0.01), true) < 0.1);
         m.retotal(|i| i != 0);
         m.begin_block();
-        assert!(m.heard(None, &tone(8, 0.01)) > 0.99);
+        assert!(m.heard(None, &tone(8, 0.01), true) > 0.99);
     }
 }
