@@ -64,6 +64,10 @@ pub(crate) struct Masking {
     /// level that part adds up to.
     parts: Box<[BandPowers]>,
     part_levels: Box<[f32]>,
+    /// Per slot, its part spread near its bands ([`near_spread`]), kept
+    /// so that neither taking it out of the mix a voice faces nor scaling
+    /// it spreads it again.
+    nears: Box<[BandPowers]>,
     /// The sum of `parts` over live slots (kept as parts change, summed
     /// anew by [`Masking::retotal`]).
     total: BandPowers,
@@ -88,6 +92,7 @@ impl Masking {
             }),
             parts: vec![[0.0; BANDS]; if on { slots } else { 0 }].into_boxed_slice(),
             part_levels: vec![0.0; if on { slots } else { 0 }].into_boxed_slice(),
+            nears: vec![[0.0; BANDS]; if on { slots } else { 0 }].into_boxed_slice(),
             total: [0.0; BANDS],
             refreshes: vec![0; if on { slots } else { 0 }].into_boxed_slice(),
             ids: vec![0; if on { slots } else { 0 }].into_boxed_slice(),
@@ -103,7 +108,7 @@ impl Masking {
 
     /// Heap bytes held.
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.parts.len() * std::mem::size_of::<BandPowers>()
+        (self.parts.len() + self.nears.len()) * std::mem::size_of::<BandPowers>()
             + self.part_levels.len() * std::mem::size_of::<f32>()
             + self.refreshes.len()
             + self.ids.len() * std::mem::size_of::<u64>()
@@ -139,13 +144,13 @@ impl Masking {
     pub(crate) fn retotal(&mut self, live: impl Fn(usize) -> bool) {
         let mut total = [0.0f32; BANDS];
         let parts = self.parts.iter_mut().zip(self.part_levels.iter_mut());
-        for (i, (part, level)) in parts.enumerate() {
+        for (i, ((part, level), near)) in parts.zip(self.nears.iter_mut()).enumerate() {
             if live(i) {
                 for (t, p) in total.iter_mut().zip(part.iter()) {
                     *t += p;
                 }
             } else {
-                (*part, *level) = ([0.0; BANDS], 0.0);
+                (*part, *level, *near) = ([0.0; BANDS], 0.0, [0.0; BANDS]);
             }
         }
         self.total = total;
@@ -178,8 +183,7 @@ impl Masking {
         // (Nothing that is not a finite power gets into the mix.)
         let own = own.map(|p| if p.is_finite() && p > 0.0 { p } else { 0.0 });
         let mut masker = self.spread_total;
-        if let Some(part) = slot.and_then(|i| self.parts.get(i)) {
-            let was = near_spread(part);
+        if let Some(was) = slot.and_then(|i| self.nears.get(i)) {
             for b in 0..BANDS {
                 masker[b] = (masker[b] - was[b]).max(0.0);
             }
@@ -221,20 +225,31 @@ impl Masking {
         if !self.on {
             return;
         }
-        let (Some(part), Some(&was)) = (self.parts.get(i), self.part_levels.get(i)) else {
+        let (Some(part), Some(near), Some(was)) = (
+            self.parts.get_mut(i),
+            self.nears.get_mut(i),
+            self.part_levels.get_mut(i),
+        ) else {
             return;
         };
-        if !sounding || level.is_nan() || level <= 0.0 {
-            if was > 0.0 {
-                self.set_part(i, &[0.0; BANDS], 0.0);
-            }
-            return;
+        if *was <= 0.0 {
+            return; // nothing in the mix until its next estimate
         }
-        if was > 0.0 {
-            let r = level / was;
-            let scaled = part.map(|p| p * r);
-            self.set_part(i, &scaled, level);
+        // Scaled by `r`: the mix changes by `(r - 1)` times the part (no
+        // new spread: the near spread scales with it).
+        let r = if sounding && level > 0.0 {
+            level / *was
+        } else {
+            0.0
+        };
+        let d = r - 1.0;
+        for b in 0..BANDS {
+            self.total[b] = (self.total[b] + d * part[b]).max(0.0);
+            self.spread_total[b] = (self.spread_total[b] + d * near[b]).max(0.0);
+            part[b] *= r;
+            near[b] *= r;
         }
+        *was = level * f32::from(u8::from(r > 0.0));
     }
 
     /// Replaces slot `i`'s part with `new` (adding up to the K-weighted
@@ -242,16 +257,19 @@ impl Masking {
     /// (near its bands; the whole spread is made anew next block), so the
     /// voices refreshed after it in the block hear it.
     fn set_part(&mut self, i: usize, new: &BandPowers, level: f32) {
-        let (Some(part), Some(part_level)) = (self.parts.get_mut(i), self.part_levels.get_mut(i))
-        else {
+        let (Some(part), Some(near), Some(part_level)) = (
+            self.parts.get_mut(i),
+            self.nears.get_mut(i),
+            self.part_levels.get_mut(i),
+        ) else {
             return;
         };
-        let (was, will) = (near_spread(part), near_spread(new));
+        let will = near_spread(new);
         for b in 0..BANDS {
-            self.spread_total[b] = (self.spread_total[b] + will[b] - was[b]).max(0.0);
+            self.spread_total[b] = (self.spread_total[b] + will[b] - near[b]).max(0.0);
             self.total[b] = (self.total[b] + new[b] - part[b]).max(0.0);
         }
-        (*part, *part_level) = (*new, level);
+        (*part, *near, *part_level) = (*new, will, level);
     }
 
     /// The masking threshold `maskers` (power per band) make.
