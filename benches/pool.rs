@@ -32,6 +32,10 @@
 //! - `play_full_pool_one_shots/1024`: as `play_full_pool`, with one-second
 //!   one-shots instead of loops: every steal finds voices running out
 //!   within 300 ms and ranks the soonest again, fresh, beside its victim.
+//! - `play_full_pool_virtualizing/1024`: as `play_full_pool`, every play
+//!   asking to virtualize: a victim goes virtual (while the 64 virtual
+//!   voices have room), and a steal whose victim would go virtual looks
+//!   again, past the minimum age, for a far quieter young voice to take.
 //!
 //! `cargo bench --bench pool`
 
@@ -52,9 +56,10 @@ const PLAYS_PER_BLOCK: usize = 64;
 const OPS: usize = 10_240;
 
 fn play_full_pool(c: &mut Criterion) {
-    full_pool(c, "play_full_pool", false, true);
-    full_pool(c, "play_full_pool_positioned", true, true);
-    full_pool(c, "play_full_pool_one_shots", false, false);
+    full_pool(c, "play_full_pool", (false, true, false));
+    full_pool(c, "play_full_pool_positioned", (true, true, false));
+    full_pool(c, "play_full_pool_one_shots", (false, false, false));
+    full_pool(c, "play_full_pool_virtualizing", (false, true, true));
 }
 
 /// Where the `k`th positioned play is (1 to 60 m around the listener) and
@@ -67,7 +72,9 @@ fn spot(k: usize) -> ([f32; 3], [f32; 3]) {
     ([d * c, 0.0, d * s], [speed * c, 0.0, speed * s])
 }
 
-fn full_pool(c: &mut Criterion, name: &str, positioned: bool, looping: bool) {
+/// A full pool of 1024 voices taking plays: positioned or not, looping or
+/// one-shots, asking to virtualize (each victim goes virtual) or not.
+fn full_pool(c: &mut Criterion, name: &str, (positioned, looping, virtualize): (bool, bool, bool)) {
     let settings = EngineSettings {
         voices: FULL_POOL,
         command_capacity: 4 * FULL_POOL,
@@ -94,7 +101,8 @@ fn full_pool(c: &mut Criterion, name: &str, positioned: bool, looping: bool) {
         let params = PlayParams::default()
             .volume(0.1 + 0.9 * ((k * 37 % 101) as f32 / 100.0))
             .pan(((k * 53 % 201) as f32 / 100.0) - 1.0)
-            .looping(looping);
+            .looping(looping)
+            .virtualize(virtualize);
         let sound = &sounds[k % sounds.len()];
         if positioned {
             let (at, v) = spot(k);

@@ -303,7 +303,13 @@ fn run(sc: &Scenario, futures: &[Future], blocks: usize, masking: bool) -> Outco
                         .copied()
                         .filter(|c| te.frame - c.2 >= min_age)
                         .collect();
-                    let allowed = if old.is_empty() { all } else { old };
+                    // (A young victim was allowed: the one older voice
+                    // would have gone virtual and come straight back.)
+                    let young = all.iter().copied().find(|c| c.0 == which[&victim]);
+                    let mut allowed = if old.is_empty() { all } else { old };
+                    if let Some(y) = young.filter(|y| !allowed.contains(y)) {
+                        allowed.push(y);
+                    }
                     let start_of =
                         |i: usize| alive.iter().find(|(h, _)| which[*h] == i).map(|(_, &f)| f);
                     steals.push(Steal {

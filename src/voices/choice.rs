@@ -14,7 +14,9 @@ use crate::protocol::StealPolicy;
 /// How much more than its usual margin a virtual voice must outdo a real
 /// voice that has only just started, to come back in its place (4: 6 dB
 /// more; the extra falls linearly to nothing as that voice reaches the
-/// hold, see [`VoicePool::comeback`]).
+/// hold, see [`VoicePool::comeback`]). A steal spares a victim that would
+/// go virtual and is that much louder than a young voice, see
+/// [`VoicePool::spare_loud`].
 const YOUNG_MARGIN: f32 = 4.0;
 
 /// Whom a steal is for: the newcomer's priority, the frame, the group it
@@ -77,6 +79,17 @@ impl<V> VoicePool<V> {
             }
             other => other,
         };
+        let victim = match victim {
+            Victim::Slot(v) if policy == StealPolicy::Quietest => {
+                let to = Choice {
+                    priority: who.priority,
+                    now,
+                    within,
+                };
+                Victim::Slot(self.spare_loud(v, to, rules))
+            }
+            other => other,
+        };
         if let Victim::Slot(i) = victim {
             if policy == StealPolicy::Quietest && self.below_by_margin(&new, i, rules) {
                 return Placement::Rejected {
@@ -102,6 +115,52 @@ impl<V> VoicePool<V> {
         }
     }
 
+    /// The victim `v`, or, if `v` would go virtual (it asked to) and
+    /// would at once deserve to come back in place of the least audible
+    /// voice that the minimum age passed over, that voice instead: what
+    /// the comeback would do a moment later (see [`VoicePool::comeback`],
+    /// with its margin for a voice that has just started), without the
+    /// louder voice dropping out in between. A voice held after coming
+    /// back is not taken.
+    fn spare_loud(&mut self, v: usize, to: Choice, rules: StealRules) -> usize {
+        let margin = rules.start_virtual_margin * YOUNG_MARGIN;
+        if margin <= 0.0 || !self.who.get(v).is_some_and(|w| w.virtualize) {
+            return v;
+        }
+        let Choice {
+            priority,
+            now,
+            within,
+        } = to;
+        // A young victim: no older candidate existed, so none was passed
+        // over (and the scan below would find the victim again).
+        let start = self.candidates.starts.get(v).copied().unwrap_or(now);
+        if now < start.saturating_add(rules.min_age) {
+            return v;
+        }
+        let least =
+            (self.candidates).choose(StealPolicy::Quietest, priority, now, 0, within, rules.isa);
+        let Victim::Slot(y) = least else {
+            return v;
+        };
+        if y == v || self.held(y, now, rules.min_age) {
+            return v;
+        }
+        let level = |i: usize| self.levels.get(i).copied().unwrap_or(0.0);
+        if level(v) > margin * level(y) {
+            y
+        } else {
+            v
+        }
+    }
+
+    /// Whether slot `i` came back less than its hold ago (it is not sent
+    /// away: see [`Newcomer::held`]).
+    fn held(&self, i: usize, now: u64, min_age: u64) -> bool {
+        let (start, begun) = (self.candidates.starts.get(i), self.candidates.begun.get(i));
+        matches!((start, begun), (Some(&s), Some(&b)) if s > b && now < s.saturating_add(min_age))
+    }
+
     /// Whether `new` asked to virtualize and would be the least audible
     /// voice: the one it would steal (the least audible candidate, ranked
     /// fresh where the steal re-ranked it) is of no lower priority than it and
@@ -110,7 +169,7 @@ impl<V> VoicePool<V> {
     /// comeback asks as much), so starting virtual is where the comeback
     /// rule would put it: no voice is interrupted, not even for a block.
     fn below_by_margin(&self, new: &Newcomer<V>, i: usize, rules: StealRules) -> bool {
-        let margin = rules.start_virtual_margin;
+        let margin = rules.start_virtual_margin * YOUNG_MARGIN;
         if !new.who.virtualize || margin <= 0.0 {
             return false;
         }
@@ -212,10 +271,6 @@ impl<V> VoicePool<V> {
         // ago (it is not sent away), the least audible of those that have
         // sounded `min_age` (which one came back is not, until its hold
         // ends).
-        let held = |pool: &Self, i: usize| {
-            let (start, begun) = (pool.candidates.starts.get(i), pool.candidates.begun.get(i));
-            matches!((start, begun), (Some(&s), Some(&b)) if s > b && now < s.saturating_add(rules.min_age))
-        };
         let mut victim = None;
         for min_age in [0, rules.min_age] {
             let choice = (self.candidates).choose(
@@ -227,7 +282,7 @@ impl<V> VoicePool<V> {
                 rules.isa,
             );
             match choice {
-                Victim::Slot(i) if !held(self, i) => {
+                Victim::Slot(i) if !self.held(i, now, rules.min_age) => {
                     victim = Some(i);
                     break;
                 }
