@@ -65,11 +65,10 @@ pub(crate) fn ranked(
     (ahead, send): (Ahead, SendTo),
     now: u64,
 ) -> Rank {
-    Rank {
-        level: rank(audibility, buses, streams, voice, ahead, send),
-        ends: frames_left(voice).map_or(Rank::NEVER, |left| now.saturating_add(left)),
-        heard: None,
-    }
+    Rank::new(
+        rank(audibility, buses, streams, voice, ahead, send),
+        frames_left(voice).map_or(Rank::NEVER, |left| now.saturating_add(left)),
+    )
 }
 
 /// Output frames until `voice` falls silent for good by itself: the end

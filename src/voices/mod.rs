@@ -299,17 +299,7 @@ impl<V> VoicePool<V> {
                 })
             }
         };
-        self.set_meta(
-            i,
-            who,
-            Rank {
-                level,
-                ends,
-                heard: None,
-            },
-            order,
-            (now, held),
-        );
+        self.set_meta(i, who, Rank::new(level, ends), order, (now, held));
         self.index.insert(who.id, i as u32);
         self.groups.joined(who.group, fresh);
         Ok(i)
@@ -341,17 +331,7 @@ impl<V> VoicePool<V> {
             return Err(voice);
         };
         let old = std::mem::replace(slot, voice);
-        self.set_meta(
-            i,
-            who,
-            Rank {
-                level,
-                ends,
-                heard: None,
-            },
-            order,
-            (start, held),
-        );
+        self.set_meta(i, who, Rank::new(level, ends), order, (start, held));
         self.index.remove(old_who.id);
         self.index.insert(who.id, i as u32);
         self.groups.left(old_who.group);

@@ -25,16 +25,21 @@ pub(crate) struct Rank {
 impl Rank {
     /// `ends` of a voice that does not run out by itself.
     pub(crate) const NEVER: u64 = u64::MAX;
+
+    /// A level and an end, the slot's heard share kept (`heard: None`).
+    pub(crate) fn new(level: f32, ends: u64) -> Rank {
+        Rank {
+            level,
+            ends,
+            heard: None,
+        }
+    }
 }
 
 /// A level alone: a voice not known to end.
 impl From<f32> for Rank {
     fn from(level: f32) -> Rank {
-        Rank {
-            level,
-            ends: Rank::NEVER,
-            heard: None,
-        }
+        Rank::new(level, Rank::NEVER)
     }
 }
 
