@@ -75,17 +75,7 @@ impl<V> VoicePool<V> {
                     now,
                     within,
                 };
-                Victim::Slot(self.fresh_victim(v, to, rules, fresh))
-            }
-            other => other,
-        };
-        let victim = match victim {
-            Victim::Slot(v) if policy == StealPolicy::Quietest => {
-                let to = Choice {
-                    priority: who.priority,
-                    now,
-                    within,
-                };
+                let v = self.fresh_victim(v, to, rules, fresh);
                 Victim::Slot(self.spare_loud(v, to, rules))
             }
             other => other,
