@@ -65,8 +65,9 @@ fn scene(voices: usize, far: f32, virtualize: bool) -> (Vec<Vec<Event>>, Vec<Eve
 
 #[test]
 fn a_far_virtualizing_newcomer_starts_virtual_and_interrupts_no_one() {
-    // (voices in the pool, how far the newcomer is)
-    for (voices, far) in [(1, 300.0), (4, 300.0), (4, 40.0), (8, 1_000.0)] {
+    // (voices in the pool, how far the newcomer is; at 2 m it is 6 dB
+    // under the near voice, more than the comeback's 3 dB margin)
+    for (voices, far) in [(1, 300.0), (4, 300.0), (4, 40.0), (8, 1_000.0), (1, 2.0)] {
         let (near, newcomer) = scene(voices, far, true);
         for (k, n) in near.iter().enumerate() {
             assert_eq!(

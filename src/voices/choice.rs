@@ -159,7 +159,7 @@ impl<V> VoicePool<V> {
     /// comeback asks as much), so starting virtual is where the comeback
     /// rule would put it: no voice is interrupted, not even for a block.
     fn below_by_margin(&self, new: &Newcomer<V>, i: usize, rules: StealRules) -> bool {
-        let margin = rules.start_virtual_margin * YOUNG_MARGIN;
+        let margin = rules.start_virtual_margin;
         if !new.who.virtualize || margin <= 0.0 {
             return false;
         }
