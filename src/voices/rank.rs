@@ -49,7 +49,7 @@ impl From<f32> for Rank {
 /// `r P`). So between two estimates of the share a fade, a move or a stop
 /// changes what is heard of the voice, not only its loudness.
 #[inline]
-fn heard_at(heard: f32, was: f32, level: f32) -> f32 {
+pub(super) fn heard_at(heard: f32, was: f32, level: f32) -> f32 {
     if heard >= 1.0 || was <= 0.0 {
         return heard;
     }

@@ -3,6 +3,7 @@
 //! deserving entry kept known as keys change.
 
 use super::*;
+use crate::voices::rank::heard_at;
 
 impl<V> VirtualPool<V> {
     /// Sets voice `i`'s level from a full estimate of its loudness,
@@ -42,13 +43,8 @@ impl<V> VirtualPool<V> {
             if let (Some(f), Some(&base), Some(&h)) =
                 (factor(&who), self.bases.get(i), self.heard.get(i))
             {
-                // Heard share h = P / (P + T): at f P, f P / (f P + T).
-                let heard = if h < 1.0 {
-                    f * h / (f * h + 1.0 - h)
-                } else {
-                    1.0
-                };
-                let level = base * f * heard;
+                // (Its share at `f` times the power of its estimate.)
+                let level = base * f * heard_at(h, 1.0, f);
                 self.rank_at(i, level);
                 rescaled(i, level);
             }
